@@ -1,0 +1,47 @@
+# Shared by ci/*.sh: chooses where vmapfuzz builds and runs, and builds it.
+#
+# Path 1 (your own PyTorch): python3 on PATH has torch >= 2.5 and CMake, a C++20 compiler,
+#   GoogleTest, RapidCheck and nlohmann-json are installed. Nothing else is set up.
+# Path 2 (the embedded default): a Debian sid root with torch 2.14 made by ci/sid-root.sh.
+# VMAPFUZZ_ENV=host or VMAPFUZZ_ENV=sid forces one.
+set -euo pipefail
+VF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$VF_ROOT"
+
+vf_host_ok() {
+  command -v python3 >/dev/null && python3 - <<'PY' 2>/dev/null
+import sys, torch
+major, minor = (int(x) for x in torch.__version__.split(".")[:2])
+sys.exit(0 if (major, minor) >= (2, 5) else 1)
+PY
+}
+
+vf_choose_env() {
+  case "${VMAPFUZZ_ENV:-auto}" in
+    host) echo host ;;
+    sid) echo sid ;;
+    auto) if [ "${VMAPFUZZ_IN_SID:-}" = 1 ] || vf_host_ok; then echo host; else echo sid; fi ;;
+    *) echo "vmapfuzz: error: VMAPFUZZ_ENV must be host, sid or auto" >&2; exit 2 ;;
+  esac
+}
+
+# Runs "$@" where torch is: here, or inside the sid root.
+vf_in_env() {
+  if [ "$VF_ENV" = host ]; then "$@"; else "$VF_ROOT/ci/sid-root.sh" run "$@"; fi
+}
+
+vf_build() {
+  local build=${VMAPFUZZ_BUILD_DIR:-build}
+  local prefix
+  prefix=$(vf_in_env python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  vf_in_env cmake -S . -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" ${VMAPFUZZ_CMAKE_ARGS:-} >/dev/null
+  vf_in_env cmake --build "$build" -j "$(nproc)"
+}
+
+VF_ENV=$(vf_choose_env)
+if [ "$VF_ENV" = sid ]; then
+  echo "vmapfuzz: using the Debian sid root ($("$VF_ROOT/ci/sid-root.sh" path)); set VMAPFUZZ_ENV=host to use your own PyTorch" >&2
+  "$VF_ROOT/ci/sid-root.sh" ensure
+else
+  echo "vmapfuzz: using this machine's PyTorch ($(python3 -c 'import torch; print(torch.__version__)'))" >&2
+fi

@@ -1,0 +1,302 @@
+#include "generators/case_gen.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "ir/op_registry.h"
+#include "ir/validate.h"
+
+namespace vf {
+namespace {
+
+/// Draw helpers; valid only inside rc::gen::exec.
+int64_t draw(int64_t lo, int64_t hiInclusive) { return *rc::gen::inRange<int64_t>(lo, hiInclusive + 1); }
+bool chance(int percent) { return draw(0, 99) < percent; }
+template <class T> const T &pick(const std::vector<T> &v) { return v[draw(0, static_cast<int64_t>(v.size()) - 1)]; }
+
+/// Builds one program, structure and values drawn as it goes. Scopes hold the values visible
+/// at the current point: a region sees its parameters, its own values and everything outside.
+class ProgramBuilder {
+public:
+  explicit ProgramBuilder(const GenPolicy &p) : pol_(p) {}
+
+  Program build() {
+    Program prog;
+    Shape base = drawShape();
+    int64_t nIn = draw(1, pol_.maxInputs);
+    scopes_.emplace_back();
+    for (int64_t i = 0; i < nIn; ++i) {
+      Def d{next_++, Type{pick(pol_.dtypes), relatedShape(base)}};
+      prog.body.params.push_back(d);
+      inputs_.push_back(d.id);
+      scopes_.back().push_back(d);
+    }
+    int64_t n = draw(1, pol_.maxStmts);
+    for (int64_t i = 0; i < n; ++i) stmt(prog.body, 0);
+    prog.body.yields = chooseOutputs(prog.body);
+    scopes_.pop_back();
+    return prog;
+  }
+
+private:
+  const GenPolicy &pol_;
+  ValueId next_ = 0;
+  std::vector<std::vector<Def>> scopes_;
+  std::vector<ValueId> inputs_;
+
+  Shape drawShape() {
+    Shape s(draw(0, pol_.maxRank));
+    for (auto &d : s) d = draw(1, pol_.maxDimSize);
+    return s;
+  }
+
+  /// A shape that broadcasts with `base`: base itself, a suffix of it, or some dims set to 1.
+  Shape relatedShape(const Shape &base) {
+    switch (draw(0, 3)) {
+    case 0: return base;
+    case 1: return Shape(base.begin() + draw(0, static_cast<int64_t>(base.size())), base.end());
+    case 2: {
+      Shape s = base;
+      for (auto &d : s)
+        if (chance(40)) d = 1;
+      return s;
+    }
+    default: return drawShape();
+    }
+  }
+
+  std::vector<Def> visible() const {
+    std::vector<Def> all;
+    for (const auto &s : scopes_) all.insert(all.end(), s.begin(), s.end());
+    return all;
+  }
+
+  Def fresh(Type t) {
+    Def d{next_++, std::move(t)};
+    scopes_.back().push_back(d);
+    return d;
+  }
+
+  Attr drawAttr(AttrDomain dom, const std::vector<Type> &args) {
+    int64_t r = args.empty() ? 0 : args[0].rank();
+    switch (dom) {
+    case AttrDomain::Dim: return draw(-std::max<int64_t>(r, 1), std::max<int64_t>(r, 1) - 1);
+    case AttrDomain::NewDim: return draw(-(r + 1), r);
+    case AttrDomain::Bool: return chance(50);
+    case AttrDomain::Scalar: return static_cast<double>(draw(-8, 8)) / 4.0;
+    case AttrDomain::Perm: {
+      IntList p(r);
+      for (int64_t i = 0; i < r; ++i) p[i] = i;
+      for (int64_t i = r - 1; i > 0; --i) std::swap(p[i], p[draw(0, i)]);
+      for (auto &d : p)
+        if (chance(30)) d -= r; // negative spelling of the same dim
+      return p;
+    }
+    }
+    return int64_t{0};
+  }
+
+  /// One op statement on visible values, or false when no arguments fit after some tries.
+  bool opStmt(Block &b) {
+    const auto &ops = allOps();
+    int64_t total = 0;
+    for (const auto &o : ops) total += static_cast<int64_t>(o.weight * 10);
+    int64_t x = draw(0, total - 1);
+    size_t which = 0;
+    while (x >= static_cast<int64_t>(ops[which].weight * 10)) x -= static_cast<int64_t>(ops[which++].weight * 10);
+    const OpDef &op = ops[which];
+    auto vis = visible();
+    std::vector<Def> cands;
+    for (const auto &d : vis)
+      if (!op.floatArgsOnly || isFloating(d.type.dtype)) cands.push_back(d);
+    if (op.name == "where") cands = vis;
+    if (cands.empty()) return false;
+    for (int t = 0; t < pol_.tupleRetries; ++t) {
+      std::vector<ValueId> args;
+      std::vector<Type> types;
+      for (int k = 0; k < op.arity; ++k) {
+        // Prefer recent values so that statements chain instead of all reading the inputs.
+        const Def &d = chance(50) ? cands[draw(std::max<int64_t>(0, static_cast<int64_t>(cands.size()) - 3),
+                                               static_cast<int64_t>(cands.size()) - 1)]
+                                  : pick(cands);
+        args.push_back(d.id);
+        types.push_back(d.type);
+      }
+      Attrs attrs;
+      for (const auto &spec : op.attrs) attrs.set(spec.name, drawAttr(spec.domain, types));
+      Type out;
+      std::string err;
+      if (!inferOpType(op.name, types, attrs, out, err)) continue;
+      if (out.numel() > 4096) continue;
+      b.stmts.push_back(Stmt{op.name, args, attrs, {}, {fresh(out)}});
+      return true;
+    }
+    return false;
+  }
+
+  /// A one-element bool predicate that splits the batch: a sum of (mostly) an input compared
+  /// with 0, so that examples with independent data take different branches.
+  ValueId predicate(Block &b) {
+    auto vis = visible();
+    std::vector<Def> floats;
+    for (const auto &d : vis)
+      if (isFloating(d.type.dtype)) floats.push_back(d);
+    std::vector<Def> ins;
+    for (const auto &d : floats)
+      if (std::find(inputs_.begin(), inputs_.end(), d.id) != inputs_.end()) ins.push_back(d);
+    Def src = (!ins.empty() && chance(pol_.inputPredicatePercent)) ? pick(ins) : pick(floats);
+    if (src.type.rank() > 0) {
+      Def s = fresh(Type{src.type.dtype, {}});
+      b.stmts.push_back(Stmt{"sum_all", {src.id}, {}, {}, {s}});
+      src = s;
+    }
+    Attrs a;
+    a.set("value", 0.0);
+    Def p = fresh(Type{DType::b8, {}});
+    b.stmts.push_back(Stmt{"gt_scalar", {src.id}, a, {}, {p}});
+    return p.id;
+  }
+
+  Block region(const std::vector<Def> &operands, const std::vector<Type> &outTypes, int depth) {
+    Block r;
+    scopes_.emplace_back();
+    for (const auto &o : operands) r.params.push_back(fresh(o.type));
+    int64_t n = draw(0, std::max(0, pol_.maxStmts - 2));
+    for (int64_t i = 0; i < n; ++i) stmt(r, depth);
+    auto vis = visible();
+    const auto &own = scopes_.back();
+    for (const auto &t : outTypes) {
+      std::vector<ValueId> mine, any;
+      for (const auto &d : own)
+        if (d.type == t) mine.push_back(d.id);
+      for (const auto &d : vis)
+        if (d.type == t) any.push_back(d.id);
+      r.yields.push_back(!mine.empty() && chance(85) ? pick(mine) : pick(any));
+    }
+    scopes_.pop_back();
+    return r;
+  }
+
+  void condStmt(Block &b, int depth) {
+    ValueId pred = predicate(b);
+    auto vis = visible();
+    std::vector<Def> operands;
+    int64_t nOps = draw(0, pol_.maxOperands);
+    for (int64_t i = 0; i < nOps; ++i) {
+      const Def &d = pick(vis);
+      if (d.type.dtype != DType::b8) operands.push_back(d);
+    }
+    std::vector<Type> outTypes;
+    int64_t nOut = draw(1, pol_.maxRegionOutputs);
+    std::vector<Def> floats;
+    for (const auto &d : vis)
+      if (d.type.dtype != DType::b8) floats.push_back(d);
+    for (int64_t i = 0; i < nOut; ++i) outTypes.push_back(pick(floats).type);
+    Stmt s;
+    s.op = "cond";
+    s.args.push_back(pred);
+    for (const auto &o : operands) s.args.push_back(o.id);
+    s.regions.push_back(region(operands, outTypes, depth + 1));
+    s.regions.push_back(region(operands, outTypes, depth + 1));
+    for (const auto &t : outTypes) s.results.push_back(fresh(t));
+    b.stmts.push_back(std::move(s));
+  }
+
+  void stmt(Block &b, int depth) {
+    if (depth < pol_.maxDepth && chance(pol_.condPercent)) {
+      condStmt(b, depth);
+      return;
+    }
+    for (int t = 0; t < 4; ++t)
+      if (opStmt(b)) return;
+  }
+
+  std::vector<ValueId> chooseOutputs(const Block &b) {
+    std::vector<ValueId> out;
+    if (!b.stmts.empty()) out.push_back(b.stmts.back().results.front().id);
+    auto vis = scopes_.back();
+    int64_t extra = draw(0, pol_.maxOutputs - 1);
+    // Results of constructs are the interesting ones: offer them first.
+    std::vector<ValueId> cf;
+    for (const auto &s : b.stmts)
+      if (!s.regions.empty())
+        for (const auto &r : s.results) cf.push_back(r.id);
+    for (int64_t i = 0; i < extra || out.empty(); ++i) {
+      ValueId v = (!cf.empty() && chance(60)) ? pick(cf) : pick(vis).id;
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+      if (out.size() >= static_cast<size_t>(pol_.maxOutputs)) break;
+    }
+    return out;
+  }
+};
+
+/// Rank of a value as seen by vmap level `li` (its own dim included) given inner levels.
+int64_t levelRank(const std::vector<VmapLevel> &levels, size_t li, size_t input, int64_t base) {
+  int64_t r = base + 1;
+  for (size_t k = li + 1; k < levels.size(); ++k)
+    if (levels[k].in_dims[input]) ++r;
+  return r;
+}
+
+} // namespace
+
+rc::Gen<Program> genProgram(const GenPolicy &policy) {
+  return rc::gen::exec([policy] { return ProgramBuilder(policy).build(); });
+}
+
+rc::Gen<BatchSpec> genBatchSpec(const Program &p, const GenPolicy &policy) {
+  return rc::gen::exec([p, policy] {
+    BatchSpec s;
+    size_t nLevels = (policy.maxLevels > 1 && chance(policy.nestedPercent)) ? draw(2, policy.maxLevels) : 1;
+    size_t nIn = p.body.params.size(), nOut = p.body.yields.size();
+    s.levels.resize(nLevels);
+    // Choose which levels batch which inputs first, innermost level last.
+    for (auto &l : s.levels) {
+      l.size = pick(policy.batchSizes);
+      l.in_dims.assign(nIn, std::nullopt);
+      bool any = false;
+      for (size_t i = 0; i < nIn; ++i)
+        if (!chance(policy.noneInDimPercent)) l.in_dims[i] = 0, any = true;
+      if (!any) l.in_dims[draw(0, static_cast<int64_t>(nIn) - 1)] = 0;
+    }
+    // Then the dims, which depend on how many inner levels batch the same input.
+    for (size_t li = 0; li < nLevels; ++li)
+      for (size_t i = 0; i < nIn; ++i)
+        if (s.levels[li].in_dims[i]) {
+          int64_t r = levelRank(s.levels, li, i, p.body.params[i].type.rank());
+          s.levels[li].in_dims[i] = draw(-r, r - 1);
+        }
+    std::map<ValueId, int64_t> ranks;
+    std::function<void(const Block &)> collect = [&](const Block &b) {
+      for (auto &d : b.params) ranks[d.id] = d.type.rank();
+      for (auto &st : b.stmts) {
+        for (auto &d : st.results) ranks[d.id] = d.type.rank();
+        for (auto &r : st.regions) collect(r);
+      }
+    };
+    collect(p.body);
+    for (size_t li = 0; li < nLevels; ++li) {
+      auto &l = s.levels[li];
+      for (size_t o = 0; o < nOut; ++o) {
+        int64_t r = ranks[p.body.yields[o]] + static_cast<int64_t>(nLevels - li);
+        l.out_dims.push_back(draw(-r, r - 1));
+      }
+      if (chance(policy.chunkPercent)) l.chunk_size = draw(1, std::max<int64_t>(1, l.size));
+    }
+    s.data_seed = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 53);
+    return s;
+  });
+}
+
+rc::Gen<Case> genCase(const GenPolicy &policy) {
+  return rc::gen::mapcat(genProgram(policy), [policy](Program p) {
+    return rc::gen::map(genBatchSpec(p, policy), [p](BatchSpec s) { return Case{p, std::move(s)}; });
+  });
+}
+
+Case generateCase(uint64_t seed, int size, const GenPolicy &policy) {
+  return genCase(policy)(rc::Random(seed), size).value();
+}
+
+} // namespace vf

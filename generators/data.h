@@ -1,0 +1,18 @@
+#pragma once
+/// Input data for a case: independent random values for every example, fixed by the seed.
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "ir/program.h"
+
+namespace vf {
+
+at::ScalarType toScalarType(DType d);
+DType fromScalarType(at::ScalarType s);
+
+/// The physical (batched) input tensors of `c`, drawn from `c.spec.data_seed`. Floating values
+/// are standard normal; integers in [-5, 5]; bools fair coins. No two examples are copies.
+std::vector<at::Tensor> makeInputs(const Case &c);
+
+} // namespace vf

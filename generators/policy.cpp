@@ -1,0 +1,51 @@
+#include "generators/policy.h"
+
+#include <climits>
+#include <utility>
+
+namespace vf {
+
+namespace {
+struct Field {
+  const char *name;
+  int GenPolicy::*member;
+  int lo, hi;
+};
+// The knobs a user may turn from the command line (--gen KEY=VALUE).
+constexpr Field kFields[] = {
+    {"max_inputs", &GenPolicy::maxInputs, 1, 16},
+    {"max_rank", &GenPolicy::maxRank, 0, 6},
+    {"max_dim_size", &GenPolicy::maxDimSize, 1, 64},
+    {"max_stmts", &GenPolicy::maxStmts, 1, 64},
+    {"max_depth", &GenPolicy::maxDepth, 0, 8},
+    {"cond_percent", &GenPolicy::condPercent, 0, 100},
+    {"max_operands", &GenPolicy::maxOperands, 0, 8},
+    {"max_region_outputs", &GenPolicy::maxRegionOutputs, 1, 8},
+    {"max_outputs", &GenPolicy::maxOutputs, 1, 8},
+    {"max_levels", &GenPolicy::maxLevels, 1, 3},
+    {"nested_percent", &GenPolicy::nestedPercent, 0, 100},
+    {"none_in_dim_percent", &GenPolicy::noneInDimPercent, 0, 100},
+    {"chunk_percent", &GenPolicy::chunkPercent, 0, 100},
+};
+} // namespace
+
+std::string setPolicyField(GenPolicy &p, const std::string &key, int64_t value) {
+  for (const auto &f : kFields) {
+    if (key != f.name) continue;
+    if (value < f.lo || value > f.hi)
+      return key + " must be in [" + std::to_string(f.lo) + ", " + std::to_string(f.hi) + "], got " + std::to_string(value);
+    p.*(f.member) = static_cast<int>(value);
+    return "";
+  }
+  std::string known;
+  for (const auto &f : kFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  return "unknown generator setting '" + key + "' (known: " + known + ")";
+}
+
+std::vector<std::string> policyFieldNames() {
+  std::vector<std::string> n;
+  for (const auto &f : kFields) n.emplace_back(f.name);
+  return n;
+}
+
+} // namespace vf

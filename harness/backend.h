@@ -1,0 +1,33 @@
+#pragma once
+/// The interface every system under test implements: run a case, say what happened.
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "ir/program.h"
+
+namespace vf {
+
+/// `Batched`: the vmapped program. `PerExample`: each example alone on the same system, to tell
+/// a batching bug from a program the system rejects anyway.
+enum class RunMode { Batched, PerExample };
+
+struct Outcome {
+  enum class Status { Ok, Error, Crash, Hang };
+  Status status = Status::Ok;
+  std::vector<at::Tensor> outputs;
+  std::string errorType;    ///< exception type, e.g. "RuntimeError"
+  std::string errorMessage; ///< its message; for a crash, how the process ended
+  std::string traceback;    ///< Python traceback, or the tail of a dead worker's stderr
+  double systemSeconds = 0; ///< time spent inside the system under test
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) = 0;
+};
+
+} // namespace vf

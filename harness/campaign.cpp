@@ -1,0 +1,101 @@
+#include "harness/campaign.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "generators/case_gen.h"
+
+namespace vf {
+
+uint64_t caseSeed(uint64_t seed, int64_t index) {
+  // splitmix64 of (seed, index): independent, reproducible streams per case.
+  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(index) + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+int caseSize(int64_t index) { return 10 + static_cast<int>(index % 91); }
+
+namespace {
+
+std::string progressLine(const CampaignStats &s, const FindingStore &store, double secs) {
+  std::ostringstream os;
+  int64_t findings = 0;
+  for (int v = 0; v < kVerdictCount; ++v)
+    if (isFinding(static_cast<Verdict>(v))) findings += s.byVerdict[v];
+  os << "#" << s.cases << " exec/s: " << std::fixed << std::setprecision(1) << (secs > 0 ? s.cases / secs : 0.0)
+     << " findings: " << findings << " (unique " << store.unique() << ")"
+     << " invalid: " << s.byVerdict[static_cast<int>(Verdict::Invalid)]
+     << " ambiguous: " << s.byVerdict[static_cast<int>(Verdict::Ambiguous)]
+     << " cov: " << s.coverage.brief();
+  return os.str();
+}
+
+} // namespace
+
+CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log) {
+  CampaignStats s;
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double lastPrint = 0;
+  for (int64_t i = 0; opt.maxCases < 0 || i < opt.maxCases; ++i) {
+    if (elapsed() >= opt.seconds) break;
+    uint64_t cs = caseSeed(opt.seed, i);
+    int size = caseSize(i);
+    Case c = generateCase(cs, size, opt.policy);
+    CaseResult r = runner.run(c);
+    s.cases++;
+    s.byVerdict[static_cast<int>(r.verdict)]++;
+    s.referenceSeconds += r.referenceSeconds;
+    s.systemSeconds += r.systemSeconds;
+    s.coverage.add(c);
+    if (isFinding(r.verdict) || r.verdict == Verdict::HarnessBug) {
+      std::ostringstream rep;
+      rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt.genFlags << " > case.vf && vmapfuzz replay"
+          << opt.runFlags << " case.vf";
+      auto rec = store.record(c, r, rep.str());
+      if (rec.isNew) {
+        if (opt.tty) log << "\r\033[K";
+        log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir << "\n";
+      }
+    }
+    double now = elapsed();
+    if (now - lastPrint >= (opt.tty ? 0.5 : 10.0)) {
+      lastPrint = now;
+      if (opt.tty) log << "\r\033[K" << progressLine(s, store, now) << std::flush;
+      else log << progressLine(s, store, now) << "\n" << std::flush;
+    }
+  }
+  s.seconds = elapsed();
+  if (opt.tty) log << "\r\033[K";
+  log << progressLine(s, store, s.seconds) << "\n";
+  return s;
+}
+
+void printSummary(const CampaignStats &s, const FindingStore &store, std::ostream &os) {
+  os << "\n== vmapfuzz summary ==\n";
+  os << "cases: " << s.cases << " in " << std::fixed << std::setprecision(1) << s.seconds << " s ("
+     << (s.seconds > 0 ? s.cases / s.seconds : 0.0) << " exec/s); reference " << s.referenceSeconds << " s, torch "
+     << s.systemSeconds << " s\n";
+  os << "verdicts:\n";
+  for (int v = 0; v < kVerdictCount; ++v)
+    os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)
+       << s.byVerdict[v] << "\n";
+  os << "coverage (cases exercising each feature):\n";
+  for (const auto &row : Coverage::rows()) {
+    auto it = s.coverage.counts().find(row);
+    os << "  " << std::left << std::setw(20) << row << std::right << std::setw(8)
+       << (it == s.coverage.counts().end() ? 0 : it->second) << "\n";
+  }
+  if (store.all().empty()) {
+    os << "findings: none\n";
+    return;
+  }
+  os << "findings (" << store.unique() << " unique):\n";
+  for (const auto &[sig, rec] : store.all()) os << "  " << rec.hits << "x " << sig << "\n     " << rec.dir << "\n";
+}
+
+} // namespace vf

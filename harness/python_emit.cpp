@@ -1,0 +1,213 @@
+#include "harness/python_emit.h"
+
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "ir/op_registry.h"
+#include "oracles/compare.h"
+
+namespace vf {
+namespace {
+
+std::string var(ValueId v, const std::set<ValueId> &inputs) {
+  return (inputs.count(v) ? "x" : "v") + std::to_string(v);
+}
+
+std::string tupleText(const std::vector<std::string> &items) {
+  if (items.size() == 1) return "(" + items[0] + ",)";
+  std::string s = "(";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
+  return s + ")";
+}
+
+class Emitter {
+public:
+  explicit Emitter(const Program &p) {
+    for (const auto &d : p.body.params) inputs_.insert(d.id);
+  }
+
+  std::string program(const Program &p) {
+    std::ostringstream os;
+    std::vector<std::string> params;
+    for (const auto &d : p.body.params) params.push_back(v(d.id));
+    os << "def program(" << join(params) << "):\n";
+    block(os, p.body, 4, {});
+    return os.str();
+  }
+
+private:
+  std::set<ValueId> inputs_;
+
+  std::string v(ValueId id) const { return var(id, inputs_); }
+  static std::string join(const std::vector<std::string> &xs) {
+    std::string s;
+    for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
+    return s;
+  }
+
+  /// Emits statements and the return. `own` holds the values this block defines itself; a
+  /// region's yield of anything else (a parameter or a capture) is cloned, since torch.cond
+  /// rejects branches that return an alias of their inputs.
+  void block(std::ostream &os, const Block &b, int indent, std::set<ValueId> own, bool isRegion = false) {
+    std::string pad(indent, ' ');
+    for (const auto &s : b.stmts) {
+      stmt(os, s, indent);
+      for (const auto &r : s.results) own.insert(r.id);
+    }
+    std::vector<std::string> ys;
+    for (auto y : b.yields) ys.push_back(isRegion && !own.count(y) ? v(y) + ".clone()" : v(y));
+    os << pad << "return " << tupleText(ys) << "\n";
+  }
+
+  void stmt(std::ostream &os, const Stmt &s, int indent) {
+    std::string pad(indent, ' ');
+    std::vector<std::string> results;
+    for (const auto &r : s.results) results.push_back(v(r.id));
+    std::vector<std::string> args;
+    for (auto a : s.args) args.push_back(v(a));
+    if (s.op == "cond") {
+      std::string tag = std::to_string(s.results.front().id);
+      const char *names[2] = {"true_fn_", "false_fn_"};
+      for (int k = 0; k < 2; ++k) {
+        const Block &r = s.regions[k];
+        std::vector<std::string> ps;
+        for (const auto &d : r.params) ps.push_back(v(d.id));
+        os << pad << "def " << names[k] << tag << "(" << join(ps) << "):\n";
+        block(os, r, indent + 4, {}, true);
+      }
+      std::vector<std::string> operands(args.begin() + 1, args.end());
+      os << pad << join(results) << (results.size() == 1 ? "," : "") << " = torch.cond(" << args[0] << ", true_fn_" << tag
+         << ", false_fn_" << tag << ", " << (operands.empty() ? "()" : tupleText(operands)) << ")\n";
+      return;
+    }
+    os << pad << results[0] << " = " << emitPython(*findOp(s.op), args, s.attrs) << "\n";
+  }
+};
+
+std::string optDim(const std::optional<int64_t> &d) { return d ? std::to_string(*d) : "None"; }
+
+std::string inDims(const VmapLevel &l) {
+  std::vector<std::string> xs;
+  for (const auto &d : l.in_dims) xs.push_back(optDim(d));
+  return tupleText(xs);
+}
+
+std::string outDims(const VmapLevel &l) {
+  std::vector<std::string> xs;
+  for (auto d : l.out_dims) xs.push_back(std::to_string(d));
+  return tupleText(xs);
+}
+
+std::string pyFloat(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [e, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, e);
+}
+
+std::string tensorLiteral(const at::Tensor &t) {
+  std::ostringstream os;
+  auto flat = t.contiguous().reshape(-1);
+  bool isFloat = t.is_floating_point();
+  auto d = flat.to(at::kDouble);
+  auto acc = d.accessor<double, 1>();
+  os << "torch.tensor([";
+  for (int64_t i = 0; i < flat.numel(); ++i) {
+    if (i) os << ", ";
+    if (i && i % 8 == 0) os << "\n    ";
+    if (isFloat) os << pyFloat(acc[i]);
+    else if (t.scalar_type() == at::kBool) os << (acc[i] != 0 ? "True" : "False");
+    else os << static_cast<int64_t>(acc[i]);
+  }
+  std::string dt;
+  switch (t.scalar_type()) {
+  case at::kFloat: dt = "torch.float32"; break;
+  case at::kDouble: dt = "torch.float64"; break;
+  case at::kHalf: dt = "torch.float16"; break;
+  case at::kBFloat16: dt = "torch.bfloat16"; break;
+  case at::kLong: dt = "torch.int64"; break;
+  case at::kInt: dt = "torch.int32"; break;
+  default: dt = "torch.bool";
+  }
+  os << "], dtype=" << dt << ").reshape(";
+  std::vector<std::string> dims;
+  for (auto s : t.sizes()) dims.push_back(std::to_string(s));
+  os << tupleText(dims) << ")";
+  return os.str();
+}
+
+} // namespace
+
+std::string emitProgram(const Program &p) { return Emitter(p).program(p); }
+
+std::string emitModule(const Case &c) {
+  std::ostringstream os;
+  os << "import torch\n\n\n" << emitProgram(c.program) << "\n\n";
+  // batched: vmap levels from the innermost out.
+  std::string expr = "program";
+  for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {
+    expr = "torch.vmap(" + expr + ", in_dims=" + inDims(*it) + ", out_dims=" + outDims(*it);
+    if (it->chunk_size) expr += ", chunk_size=" + std::to_string(*it->chunk_size);
+    expr += ")";
+  }
+  os << "batched = " << expr << "\n\n\n";
+  // per_example: one Python loop per level, innermost first.
+  std::vector<std::string> params;
+  for (const auto &d : c.program.body.params) params.push_back("x" + std::to_string(d.id));
+  std::string plist;
+  for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  size_t n = c.spec.levels.size();
+  for (size_t li = n; li-- > 0;) {
+    const VmapLevel &l = c.spec.levels[li];
+    std::string name = li == 0 ? "per_example" : "per_example_level" + std::to_string(li);
+    std::string inner = li + 1 == n ? "program" : "per_example_level" + std::to_string(li + 1);
+    std::string call;
+    for (size_t i = 0; i < params.size(); ++i)
+      call += (i ? ", " : "") + (l.in_dims[i] ? params[i] + ".select(" + std::to_string(*l.in_dims[i]) + ", b)" : params[i]);
+    os << "def " << name << "(" << plist << "):\n";
+    if (li == 0) os << "    \"\"\"Each example alone, stacked the way vmap stacks: what `batched` must return.\"\"\"\n";
+    os << "    outs = [" << inner << "(" << call << ") for b in range(" << l.size << ")]\n";
+    os << "    return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), " << outDims(l) << "))\n\n\n";
+  }
+  return os.str();
+}
+
+std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment) {
+  std::ostringstream os;
+  os << "#!/usr/bin/env python3\n";
+  std::istringstream hc(headerComment);
+  for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
+  os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
+  os << emitModule(c);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string nm = "x" + std::to_string(c.program.body.params[i].id);
+    names.push_back(nm);
+    os << nm << " = " << tensorLiteral(inputs[i]) << "\n";
+  }
+  std::string args;
+  for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
+  os << "\nexpected = per_example(" << args << ")\n";
+  os << "try:\n    actual = batched(" << args << ")\n";
+  os << "except Exception as e:\n";
+  os << "    print(f\"FAIL: the batched run raised {type(e).__name__}: {e}\")\n    raise SystemExit(1)\n";
+  os << "failed = False\n";
+  os << "for i, (a, e) in enumerate(zip(actual, expected)):\n";
+  os << "    tol = {torch.float16: 1e-2, torch.bfloat16: 4e-2, torch.float32: 1e-4, torch.float64: 1e-9}.get(e.dtype, 0)\n";
+  os << "    try:\n";
+  os << "        torch.testing.assert_close(a, e, rtol=tol, atol=tol, equal_nan=True)\n";
+  os << "    except AssertionError as err:\n";
+  os << "        failed = True\n";
+  os << "        print(f\"FAIL: output {i} differs from the per-example result:\\n{err}\")\n";
+  os << "if len(actual) != len(expected):\n";
+  os << "    failed = True\n";
+  os << "    print(f\"FAIL: {len(actual)} outputs, expected {len(expected)}\")\n";
+  os << "print(\"FAIL\" if failed else \"OK: batched and per-example results agree\")\n";
+  os << "raise SystemExit(1 if failed else 0)\n";
+  return os.str();
+}
+
+} // namespace vf

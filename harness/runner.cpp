@@ -1,0 +1,80 @@
+#include "harness/runner.h"
+
+#include <chrono>
+#include <regex>
+
+#include "generators/data.h"
+#include "oracles/compare.h"
+#include "oracles/reference.h"
+
+namespace vf {
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// torch's own words for "this construct has no batching rule".
+bool saysUnsupported(const Outcome &o) {
+  static const std::regex re(
+      "(not (yet )?(implemented|supported).*(vmap|batch|functorch))|((vmap|batching rule).*not (yet )?(implemented|supported))|"
+      "There is no vmap rule|NotImplementedError.*Vmap|doesn't support vmap",
+      std::regex::icase);
+  return std::regex_search(o.errorType + ": " + o.errorMessage, re);
+}
+
+std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
+
+} // namespace
+
+CaseResult Runner::run(const Case &c) {
+  auto t0 = std::chrono::steady_clock::now();
+  CaseResult r;
+  auto inputs = makeInputs(c);
+  RefResult ref = runReference(c, inputs, {opt_.float64Reference});
+  r.referenceSeconds = since(t0);
+  auto finish = [&](Verdict v, std::string summary) {
+    r.verdict = v;
+    r.summary = std::move(summary);
+    r.totalSeconds = since(t0);
+    return r;
+  };
+  if (!ref.error.empty()) return finish(Verdict::Invalid, "the reference interpreter rejects the program: " + firstLine(ref.error));
+  r.expected = ref.outputs;
+  if (ref.minMargin < kAmbiguityMargin)
+    return finish(Verdict::Ambiguous, "a comparison is within " + std::to_string(ref.minMargin) + " of its boundary");
+
+  Outcome b = backend_.run(c, inputs, RunMode::Batched);
+  r.systemSeconds += b.systemSeconds;
+  r.errorType = b.errorType;
+  r.errorMessage = b.errorMessage;
+  r.traceback = b.traceback;
+  r.actual = b.outputs;
+  if (b.status == Outcome::Status::Crash) return finish(Verdict::Crash, b.errorMessage);
+  if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
+  if (b.status == Outcome::Status::Ok) {
+    Comparison cmp = compareOutputs(ref.outputs, b.outputs);
+    if (cmp.equal) return finish(Verdict::Pass, "");
+    // Before calling it a bug, the system's own per-example run must agree with our reference:
+    // otherwise the emitter or the reference is wrong, not torch's batching.
+    Outcome u = backend_.run(c, inputs, RunMode::PerExample);
+    r.systemSeconds += u.systemSeconds;
+    if (u.status != Outcome::Status::Ok)
+      return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
+    Comparison self = compareOutputs(ref.outputs, u.outputs);
+    if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
+    return finish(Verdict::Mismatch, cmp.detail);
+  }
+  // The batched run raised: a bug only if every example runs alone.
+  Outcome u = backend_.run(c, inputs, RunMode::PerExample);
+  r.systemSeconds += u.systemSeconds;
+  if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang)
+    return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
+  if (u.status == Outcome::Status::Error)
+    return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
+  if (saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
+  return finish(Verdict::BatchedError, b.errorType + ": " + firstLine(b.errorMessage));
+}
+
+} // namespace vf

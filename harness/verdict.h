@@ -1,0 +1,37 @@
+#pragma once
+/// Verdicts: bug, skip and expected error kept apart.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace vf {
+
+enum class Verdict {
+  Pass,         ///< batched equals per-example reference
+  Mismatch,     ///< values, shapes or dtypes differ beyond tolerance
+  BatchedError, ///< the batched run raises where every per-example run succeeds
+  Crash,        ///< the system under test died
+  Hang,         ///< no answer within the timeout
+  Invalid,      ///< the system rejects the program unbatched too: not a bug
+  Ambiguous,    ///< a comparison sits on its decision boundary: discarded
+  Unsupported,  ///< the system says plainly it has no batching rule for a construct
+  HarnessBug,   ///< our reference and the system's own per-example run disagree: our bug
+};
+
+std::string_view verdictName(Verdict v);
+/// A finding is a verdict that points at a bug in the system under test.
+bool isFinding(Verdict v);
+constexpr int kVerdictCount = 9;
+
+/// Everything known about one run of a case.
+struct CaseResult {
+  Verdict verdict = Verdict::Pass;
+  std::string summary;            ///< one line: what differed, or the error
+  std::string errorType, errorMessage, traceback;
+  std::vector<at::Tensor> expected, actual;
+  double referenceSeconds = 0, systemSeconds = 0, totalSeconds = 0;
+};
+
+} // namespace vf

@@ -1,0 +1,65 @@
+#pragma once
+/// The op registry: the one place an op is defined. Each entry gives its arity, attribute
+/// domains, type rule, ATen evaluation, Python emission and generator weight. The entries live
+/// in ops.cpp; generic families (pointwise unary, broadcasting binary, reductions) cover most.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "ir/attrs.h"
+#include "ir/types.h"
+
+namespace vf {
+
+/// What values an attribute may take, relative to the op's argument types. The generator
+/// draws from it; the validator checks against it.
+enum class AttrDomain {
+  Dim,       ///< a dim of argument 0, negative allowed: [-r, r)
+  NewDim,    ///< a position to insert a dim into argument 0: [-(r+1), r]
+  Perm,      ///< a permutation of argument 0's dims
+  Bool,      ///< true / false
+  Scalar,    ///< a float scalar in [-2, 2]
+};
+
+struct AttrSpec {
+  std::string name;
+  AttrDomain domain;
+};
+
+/// Per-evaluation bookkeeping: how close any comparison came to its decision boundary.
+struct EvalCtx {
+  double minMargin = 1e300; ///< smallest |a - b| seen by a float comparison, scaled
+};
+
+/// Returns "" when the argument types and attributes are acceptable, else why not.
+using TypeRule = std::function<std::string(const std::vector<Type> &, const Attrs &, Type &out)>;
+using EvalFn = std::function<at::Tensor(const std::vector<at::Tensor> &, const Attrs &, EvalCtx &)>;
+
+struct OpDef {
+  std::string name;
+  int arity = 1;
+  std::vector<AttrSpec> attrs;
+  TypeRule type;
+  EvalFn eval;
+  /// Python expression; `{0}`, `{1}`... are the arguments, `{name}` an attribute.
+  std::string python;
+  /// Relative weight for the generator (0 = never generated).
+  double weight = 1.0;
+  /// Argument dtypes the generator should offer: floating only, or any.
+  bool floatArgsOnly = true;
+};
+
+/// All registered ops, in a fixed order.
+const std::vector<OpDef> &allOps();
+/// Looks up an op by name; nullptr when unknown.
+const OpDef *findOp(const std::string &name);
+
+/// Checks attribute presence and domains for `op` against argument types ("" when fine).
+std::string checkAttrs(const OpDef &op, const std::vector<Type> &args, const Attrs &attrs);
+
+/// Fills the op's Python template with argument expressions and attributes.
+std::string emitPython(const OpDef &op, const std::vector<std::string> &args, const Attrs &attrs);
+
+} // namespace vf

@@ -1,0 +1,58 @@
+#include "ir/program.h"
+
+#include <algorithm>
+
+namespace vf {
+
+bool Stmt::operator==(const Stmt &o) const {
+  return op == o.op && args == o.args && attrs == o.attrs && regions == o.regions &&
+         results == o.results;
+}
+
+static void visit(const Block &b, ValueId &maxId, size_t &count, int depth, int &maxDepth) {
+  maxDepth = std::max(maxDepth, depth);
+  for (const auto &p : b.params) maxId = std::max(maxId, p.id);
+  for (const auto &s : b.stmts) {
+    ++count;
+    for (const auto &r : s.results) maxId = std::max(maxId, r.id);
+    for (const auto &r : s.regions) visit(r, maxId, count, depth + 1, maxDepth);
+  }
+}
+
+ValueId Program::nextId() const {
+  ValueId m = -1;
+  size_t n = 0;
+  int d = 0;
+  visit(body, m, n, 0, d);
+  return m + 1;
+}
+
+size_t Program::size() const {
+  ValueId m = -1;
+  size_t n = 0;
+  int d = 0;
+  visit(body, m, n, 0, d);
+  return n;
+}
+
+int Program::depth() const {
+  ValueId m = -1;
+  size_t n = 0;
+  int d = 0;
+  visit(body, m, n, 0, d);
+  return d;
+}
+
+Type physicalInputType(const Case &c, size_t i) {
+  Type t = c.program.body.params.at(i).type;
+  for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {
+    if (i >= it->in_dims.size() || !it->in_dims[i]) continue;
+    int64_t d = *it->in_dims[i];
+    int64_t r = t.rank() + 1;
+    if (d < 0) d += r;
+    t.shape.insert(t.shape.begin() + d, it->size);
+  }
+  return t;
+}
+
+} // namespace vf

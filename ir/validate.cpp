@@ -1,0 +1,203 @@
+#include "ir/validate.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "ir/op_registry.h"
+
+namespace vf {
+
+bool inferOpType(const std::string &op, const std::vector<Type> &args, const Attrs &attrs, Type &out,
+                 std::string &error) {
+  const OpDef *def = findOp(op);
+  if (!def) {
+    error = "unknown op '" + op + "'";
+    return false;
+  }
+  if (static_cast<int>(args.size()) != def->arity) {
+    error = "op '" + op + "' takes " + std::to_string(def->arity) + " argument(s), got " + std::to_string(args.size());
+    return false;
+  }
+  error = checkAttrs(*def, args, attrs);
+  if (error.empty()) error = def->type(args, attrs, out);
+  return error.empty();
+}
+
+namespace {
+
+class Validator {
+public:
+  std::string run(const Program &p) {
+    try {
+      std::vector<std::map<ValueId, Type>> scopes(1);
+      define(scopes, p.body.params, "program input");
+      block(p.body, scopes);
+      if (p.body.yields.empty()) throw Err("the program returns nothing");
+    } catch (const Err &e) {
+      return e.msg;
+    }
+    return "";
+  }
+
+private:
+  struct Err {
+    std::string msg;
+  };
+
+  std::set<ValueId> seen_;
+
+  static std::string name(ValueId v) { return "%" + std::to_string(v); }
+
+  static std::string where(const Stmt &s) {
+    std::string r;
+    for (size_t i = 0; i < s.results.size(); ++i) r += (i ? ", " : "") + name(s.results[i].id);
+    return "in '" + r + " = " + s.op + "(...)': ";
+  }
+
+  void define(std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Def> &defs, const char *what) {
+    for (const auto &d : defs) {
+      if (d.id < 0) throw Err(std::string(what) + " " + name(d.id) + " has a negative number");
+      if (!seen_.insert(d.id).second) throw Err(name(d.id) + " is defined twice");
+      for (auto s : d.type.shape)
+        if (s < 0) throw Err(name(d.id) + " has a negative dimension");
+      scopes.back()[d.id] = d.type;
+    }
+  }
+
+  static const Type *lookup(const std::vector<std::map<ValueId, Type>> &scopes, ValueId v) {
+    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+      auto f = it->find(v);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+
+  std::vector<Type> types(const std::vector<std::map<ValueId, Type>> &scopes, const std::vector<ValueId> &ids,
+                          const std::string &ctx) {
+    std::vector<Type> out;
+    for (auto v : ids) {
+      const Type *t = lookup(scopes, v);
+      if (!t) throw Err(ctx + name(v) + " is not defined in this scope");
+      out.push_back(*t);
+    }
+    return out;
+  }
+
+  void block(const Block &b, std::vector<std::map<ValueId, Type>> &scopes) {
+    for (const auto &s : b.stmts) stmt(s, scopes);
+    types(scopes, b.yields, "yield: ");
+  }
+
+  void region(const Block &r, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &paramTypes,
+              const std::vector<Type> &yieldTypes, const std::string &ctx, const std::string &regionName) {
+    if (r.params.size() != paramTypes.size())
+      throw Err(ctx + regionName + " takes " + std::to_string(r.params.size()) + " parameter(s) but gets " +
+                std::to_string(paramTypes.size()) + " operand(s)");
+    for (size_t i = 0; i < paramTypes.size(); ++i)
+      if (r.params[i].type != paramTypes[i])
+        throw Err(ctx + regionName + " parameter " + name(r.params[i].id) + " is " + typeToString(r.params[i].type) +
+                  " but its operand is " + typeToString(paramTypes[i]));
+    scopes.emplace_back();
+    define(scopes, r.params, "region parameter");
+    block(r, scopes);
+    auto ys = types(scopes, r.yields, ctx + regionName + " yield: ");
+    scopes.pop_back();
+    if (ys.size() != yieldTypes.size())
+      throw Err(ctx + regionName + " yields " + std::to_string(ys.size()) + " value(s), expected " +
+                std::to_string(yieldTypes.size()));
+    for (size_t i = 0; i < ys.size(); ++i)
+      if (ys[i] != yieldTypes[i])
+        throw Err(ctx + regionName + " output " + std::to_string(i) + " is " + typeToString(ys[i]) + " but must be " +
+                  typeToString(yieldTypes[i]));
+  }
+
+  void cond(const Stmt &s, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &args) {
+    std::string ctx = where(s);
+    if (args.empty()) throw Err(ctx + "cond needs a predicate");
+    if (args[0].dtype != DType::b8 || args[0].numel() != 1)
+      throw Err(ctx + "cond predicate must be a one-element bool tensor, got " + typeToString(args[0]));
+    if (s.regions.size() != 2) throw Err(ctx + "cond needs exactly 2 regions (then, else)");
+    if (!s.attrs.items.empty()) throw Err(ctx + "cond takes no attributes");
+    std::vector<Type> operands(args.begin() + 1, args.end());
+    std::vector<Type> outs;
+    for (const auto &r : s.results) outs.push_back(r.type);
+    region(s.regions[0], scopes, operands, outs, ctx, "then-branch");
+    region(s.regions[1], scopes, operands, outs, ctx, "else-branch");
+  }
+
+  void stmt(const Stmt &s, std::vector<std::map<ValueId, Type>> &scopes) {
+    std::string ctx = where(s);
+    if (s.results.empty()) throw Err("a '" + s.op + "' statement defines no value");
+    auto args = types(scopes, s.args, ctx);
+    if (s.op == "cond") {
+      cond(s, scopes, args);
+    } else {
+      if (!s.regions.empty()) throw Err(ctx + "op '" + s.op + "' takes no regions");
+      if (s.results.size() != 1) throw Err(ctx + "op '" + s.op + "' defines exactly one value");
+      Type t;
+      std::string err;
+      if (!inferOpType(s.op, args, s.attrs, t, err)) throw Err(ctx + err);
+      if (t != s.results[0].type)
+        throw Err(ctx + "result is declared " + typeToString(s.results[0].type) + " but the op gives " + typeToString(t));
+    }
+    define(scopes, s.results, "result");
+  }
+};
+
+} // namespace
+
+std::string validateProgram(const Program &p) { return Validator().run(p); }
+
+std::string validateCase(const Case &c) {
+  std::string e = validateProgram(c.program);
+  if (!e.empty()) return e;
+  const auto &ins = c.program.body.params;
+  size_t nOut = c.program.body.yields.size();
+  if (c.spec.levels.empty()) return "the batch spec has no vmap level";
+  // Rank of each input as seen at each level, innermost last: outer levels see more dims.
+  for (size_t li = 0; li < c.spec.levels.size(); ++li) {
+    const auto &l = c.spec.levels[li];
+    std::string at = "vmap level " + std::to_string(li) + ": ";
+    if (l.size < 1) return at + "batch size must be >= 1";
+    if (l.in_dims.size() != ins.size())
+      return at + "in_dims has " + std::to_string(l.in_dims.size()) + " entries for " + std::to_string(ins.size()) + " inputs";
+    if (l.out_dims.size() != nOut)
+      return at + "out_dims has " + std::to_string(l.out_dims.size()) + " entries for " + std::to_string(nOut) + " outputs";
+    if (l.chunk_size && *l.chunk_size < 1) return at + "chunk_size must be >= 1";
+    bool any = false;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (!l.in_dims[i]) continue;
+      any = true;
+      int64_t rank = ins[i].type.rank() + 1;
+      for (size_t inner = li + 1; inner < c.spec.levels.size(); ++inner)
+        if (c.spec.levels[inner].in_dims.size() > i && c.spec.levels[inner].in_dims[i]) ++rank;
+      if (!wrapDim(*l.in_dims[i], rank) || rank == 0)
+        return at + "in_dims " + std::to_string(*l.in_dims[i]) + " out of range for input " + std::to_string(i);
+    }
+    if (!any) return at + "no input is batched";
+  }
+  // out_dims: the inner level's output has rank r+1, each outer level adds one.
+  std::vector<std::map<ValueId, Type>> dummy;
+  std::map<ValueId, Type> types;
+  std::function<void(const Block &)> collect = [&](const Block &b) {
+    for (auto &p : b.params) types[p.id] = p.type;
+    for (auto &s : b.stmts) {
+      for (auto &r : s.results) types[r.id] = r.type;
+      for (auto &r : s.regions) collect(r);
+    }
+  };
+  collect(c.program.body);
+  for (size_t o = 0; o < nOut; ++o) {
+    int64_t rank = types[c.program.body.yields[o]].rank();
+    for (size_t li = c.spec.levels.size(); li-- > 0;) {
+      ++rank;
+      if (!wrapDim(c.spec.levels[li].out_dims[o], rank))
+        return "vmap level " + std::to_string(li) + ": out_dims " + std::to_string(c.spec.levels[li].out_dims[o]) +
+               " out of range for output " + std::to_string(o);
+    }
+  }
+  return "";
+}
+
+} // namespace vf

@@ -1,0 +1,84 @@
+#include "oracles/compare.h"
+
+#include <sstream>
+
+namespace vf {
+
+Tolerance toleranceFor(at::ScalarType t) {
+  switch (t) {
+  case at::kHalf: return {1e-2, 1e-2};
+  case at::kBFloat16: return {4e-2, 4e-2};
+  case at::kFloat: return {1e-4, 1e-5};
+  case at::kDouble: return {1e-9, 1e-12};
+  default: return {0, 0};
+  }
+}
+
+static std::string shapeText(const at::Tensor &t) {
+  std::ostringstream os;
+  os << t.sizes();
+  return os.str();
+}
+
+std::string describeTensor(const at::Tensor &t, int maxValues) {
+  std::ostringstream os;
+  os << c10::toString(t.scalar_type()) << shapeText(t) << " ";
+  auto flat = t.detach().to(at::kDouble).contiguous().reshape(-1);
+  os << "[";
+  int64_t n = std::min<int64_t>(flat.numel(), maxValues);
+  auto acc = flat.accessor<double, 1>();
+  for (int64_t i = 0; i < n; ++i) os << (i ? ", " : "") << acc[i];
+  if (flat.numel() > n) os << ", ...";
+  os << "]";
+  return os.str();
+}
+
+Comparison compareOutputs(const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual) {
+  Comparison c;
+  if (expected.size() != actual.size()) {
+    c.equal = false;
+    c.detail = "expected " + std::to_string(expected.size()) + " outputs, got " + std::to_string(actual.size());
+    return c;
+  }
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const at::Tensor &e = expected[i], &a = actual[i];
+    std::string which = "output " + std::to_string(i) + ": ";
+    if (e.sizes() != a.sizes()) {
+      c.equal = false;
+      c.detail = which + "shape " + shapeText(a) + " where " + shapeText(e) + " was expected";
+      return c;
+    }
+    if (e.scalar_type() != a.scalar_type()) {
+      c.equal = false;
+      c.detail = which + "dtype " + std::string(c10::toString(a.scalar_type())) + " where " +
+                 c10::toString(e.scalar_type()) + " was expected";
+      return c;
+    }
+    if (e.numel() == 0) continue;
+    auto tol = toleranceFor(e.scalar_type());
+    auto ed = e.to(at::kDouble), ad = a.to(at::kDouble);
+    auto bothNan = at::isnan(ed) & at::isnan(ad);
+    auto close = (ed == ad) | ((ed - ad).abs() <= tol.atol + tol.rtol * ed.abs()) | bothNan;
+    if (close.all().item<bool>()) continue;
+    auto bad = at::logical_not(close).reshape(-1).nonzero();
+    int64_t flat = bad[0][0].item<int64_t>();
+    int64_t nbad = bad.size(0);
+    // Turn the flat index into a multi-index for the message.
+    std::vector<int64_t> idx(e.dim());
+    int64_t rem = flat;
+    for (int64_t d = e.dim() - 1; d >= 0; --d) {
+      idx[d] = rem % e.size(d);
+      rem /= e.size(d);
+    }
+    std::ostringstream os;
+    os << which << nbad << " of " << e.numel() << " elements differ; first at [";
+    for (size_t k = 0; k < idx.size(); ++k) os << (k ? "," : "") << idx[k];
+    os << "]: expected " << ed.reshape(-1)[flat].item<double>() << ", got " << ad.reshape(-1)[flat].item<double>();
+    c.equal = false;
+    c.detail = os.str();
+    return c;
+  }
+  return c;
+}
+
+} // namespace vf

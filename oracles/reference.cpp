@@ -1,0 +1,122 @@
+#include "oracles/reference.h"
+
+#include <unordered_map>
+
+#include "generators/data.h"
+#include "ir/op_registry.h"
+
+namespace vf {
+namespace {
+
+class Interp {
+public:
+  Interp(bool f64, double &margin) : f64_(f64), margin_(margin) {}
+
+  std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
+    for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
+    for (const auto &s : b.stmts) stmt(s);
+    std::vector<at::Tensor> out;
+    for (auto y : b.yields) out.push_back(env_.at(y));
+    return out;
+  }
+
+private:
+  bool f64_;
+  double &margin_;
+  std::unordered_map<ValueId, at::Tensor> env_;
+
+  std::vector<at::Tensor> args(const Stmt &s) {
+    std::vector<at::Tensor> a;
+    for (auto v : s.args) a.push_back(env_.at(v));
+    return a;
+  }
+
+  void stmt(const Stmt &s) {
+    auto a = args(s);
+    std::vector<at::Tensor> res;
+    if (s.op == "cond") {
+      bool p = a[0].item<bool>();
+      std::vector<at::Tensor> operands(a.begin() + 1, a.end());
+      res = block(s.regions[p ? 0 : 1], operands);
+    } else {
+      const OpDef *op = findOp(s.op);
+      EvalCtx ctx;
+      at::Tensor r = op->eval(a, s.attrs, ctx);
+      margin_ = std::min(margin_, ctx.minMargin);
+      res.push_back(r);
+    }
+    for (size_t i = 0; i < s.results.size(); ++i) {
+      at::Tensor t = res.at(i);
+      // Keep the declared dtype, except that float64 mode computes all floats in float64.
+      auto want = toScalarType(s.results[i].type.dtype);
+      if (f64_ && isFloating(s.results[i].type.dtype)) want = at::kDouble;
+      if (t.scalar_type() != want) t = t.to(want);
+      env_[s.results[i].id] = t;
+    }
+  }
+};
+
+std::vector<at::Tensor> unbatchLevel(const std::vector<VmapLevel> &levels, size_t li, const std::vector<at::Tensor> &inputs,
+                                     const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor> &)> &f) {
+  if (li == levels.size()) return f(inputs);
+  const VmapLevel &l = levels[li];
+  std::vector<std::vector<at::Tensor>> perB;
+  for (int64_t b = 0; b < l.size; ++b) {
+    std::vector<at::Tensor> sliced;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      sliced.push_back(l.in_dims[i] ? inputs[i].select(*l.in_dims[i], b) : inputs[i]);
+    perB.push_back(unbatchLevel(levels, li + 1, sliced, f));
+  }
+  std::vector<at::Tensor> out;
+  for (size_t o = 0; o < l.out_dims.size(); ++o) {
+    std::vector<at::Tensor> parts;
+    for (auto &r : perB) parts.push_back(r.at(o));
+    out.push_back(at::stack(parts, l.out_dims[o]));
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64) {
+  std::vector<at::Tensor> ins = inputs;
+  if (float64)
+    for (auto &t : ins)
+      if (t.is_floating_point()) t = t.to(at::kDouble);
+  Interp in(float64, minMargin);
+  return in.block(p.body, ins);
+}
+
+std::vector<at::Tensor> unbatch(const std::vector<VmapLevel> &levels, const std::vector<at::Tensor> &inputs,
+                                const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor> &)> &f) {
+  return unbatchLevel(levels, 0, inputs, f);
+}
+
+RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt) {
+  RefResult r;
+  try {
+    r.outputs = unbatch(c.spec.levels, physicalInputs, [&](const std::vector<at::Tensor> &ex) {
+      return evalProgram(c.program, ex, r.minMargin, opt.float64);
+    });
+    if (opt.float64) {
+      std::vector<Type> outTypes;
+      // Cast back to the declared output dtypes.
+      std::unordered_map<ValueId, DType> dt;
+      std::function<void(const Block &)> collect = [&](const Block &b) {
+        for (auto &d : b.params) dt[d.id] = d.type.dtype;
+        for (auto &s : b.stmts) {
+          for (auto &d : s.results) dt[d.id] = d.type.dtype;
+          for (auto &rg : s.regions) collect(rg);
+        }
+      };
+      collect(c.program.body);
+      for (size_t i = 0; i < r.outputs.size(); ++i)
+        r.outputs[i] = r.outputs[i].to(toScalarType(dt[c.program.body.yields[i]]));
+    }
+  } catch (const std::exception &e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+} // namespace vf

@@ -1,0 +1,41 @@
+#pragma once
+/// The reference interpreter: runs a program on each example alone, on CPU, with native C++
+/// control flow and no vmap, then stacks the per-example results the way vmap would.
+///
+/// Semantics, per construct:
+///  - op: the registry's ATen evaluation of the op on this example's values.
+///  - cond(pred, operands...) [then, else]: reads the one-element bool `pred`; runs only the
+///    chosen region with its parameters bound to the operands (captured outer values are read
+///    directly); the construct's results are that region's yields.
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "ir/program.h"
+
+namespace vf {
+
+struct RefOptions {
+  bool float64 = false; ///< compute floating values in float64, cast results back
+};
+
+struct RefResult {
+  std::vector<at::Tensor> outputs; ///< batched like vmap's outputs (out_dims applied)
+  double minMargin = 1e300;        ///< closest any float comparison came to flipping
+  std::string error;               ///< non-empty when an example could not be evaluated
+};
+
+/// Runs one example's program (inputs already unbatched).
+std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin,
+                                    bool float64 = false);
+
+/// Runs every example of `c` alone and stacks the results by the batch spec.
+RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt = {});
+
+/// Applies `perExample` to every example of the batch spec's levels (slicing inputs by in_dims)
+/// and stacks the outputs by out_dims: the per-example meaning of vmap.
+std::vector<at::Tensor> unbatch(const std::vector<VmapLevel> &levels, const std::vector<at::Tensor> &inputs,
+                                const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor> &)> &perExample);
+
+} // namespace vf

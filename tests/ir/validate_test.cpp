@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include "ir/text.h"
+#include "ir/validate.h"
+
+using namespace vf;
+
+namespace {
+std::string check(const std::string &body, const std::string &params = "%0: f32[3], %1: f32[2,3]") {
+  return validateProgram(parseProgram("func(" + params + ") {\n" + body + "}\n"));
+}
+} // namespace
+
+TEST(Validate, AcceptsAWellTypedProgram) {
+  EXPECT_EQ(check("  %2: f32[2,3] = add(%0, %1)\n  %3: f32[2] = sum(%2) {dim=-1, keepdim=false}\n  return %3\n"), "");
+}
+
+TEST(Validate, RejectsAnUndefinedValue) {
+  EXPECT_NE(check("  %2: f32[3] = neg(%9)\n  return %2\n").find("%9 is not defined"), std::string::npos);
+}
+
+TEST(Validate, RejectsAValueDefinedTwice) {
+  EXPECT_NE(check("  %0: f32[3] = neg(%0)\n  return %0\n").find("defined twice"), std::string::npos);
+}
+
+TEST(Validate, RejectsShapesThatDoNotBroadcast) {
+  std::string e = check("  %2: f32[2,3] = add(%0, %1)\n  return %2\n", "%0: f32[4], %1: f32[2,3]");
+  EXPECT_NE(e.find("do not broadcast"), std::string::npos) << e;
+  EXPECT_NE(e.find("%2 = add"), std::string::npos) << "the message names the statement: " << e;
+}
+
+TEST(Validate, RejectsAWrongDeclaredType) {
+  EXPECT_NE(check("  %2: f32[2] = neg(%0)\n  return %2\n").find("declared f32[2]"), std::string::npos);
+}
+
+TEST(Validate, RejectsADimOutOfRange) {
+  EXPECT_NE(check("  %2: f32[] = sum(%0) {dim=3, keepdim=false}\n  return %2\n").find("out of range"), std::string::npos);
+}
+
+TEST(Validate, RejectsAMissingAttribute) {
+  EXPECT_NE(check("  %2: f32[] = sum(%0) {dim=0}\n  return %2\n").find("needs attribute 'keepdim'"), std::string::npos);
+}
+
+TEST(Validate, RejectsANonBoolPredicate) {
+  std::string e = check("  %2: f32[3] = cond(%0) [\n (){ yield %0 }\n (){ yield %0 }\n ]\n  return %2\n");
+  EXPECT_NE(e.find("predicate must be a one-element bool"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsBranchOutputsOfDifferentTypes) {
+  std::string e = check(
+      "  %2: f32[] = sum_all(%0)\n  %3: bool[] = gt_scalar(%2) {value=0.0}\n"
+      "  %4: f32[3] = cond(%3) [\n    () { yield %0 }\n    () { yield %1 }\n  ]\n  return %4\n");
+  EXPECT_NE(e.find("else-branch output 0 is f32[2,3] but must be f32[3]"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsRegionParametersThatDoNotMatchOperands) {
+  std::string e = check(
+      "  %2: f32[] = sum_all(%0)\n  %3: bool[] = gt_scalar(%2) {value=0.0}\n"
+      "  %4: f32[3] = cond(%3, %0) [\n    (%5: f32[2]) { yield %0 }\n    (%6: f32[3]) { yield %6 }\n  ]\n  return %4\n");
+  EXPECT_NE(e.find("parameter %5 is f32[2] but its operand is f32[3]"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsUsingARegionValueOutsideIt) {
+  std::string e = check(
+      "  %2: f32[] = sum_all(%0)\n  %3: bool[] = gt_scalar(%2) {value=0.0}\n"
+      "  %4: f32[3] = cond(%3) [\n    () { %5: f32[3] = neg(%0)\n yield %5 }\n    () { yield %0 }\n  ]\n  return %5\n");
+  EXPECT_NE(e.find("%5 is not defined"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsABatchSpecThatDoesNotFit) {
+  Case c = parseCase("vmap size=2 in_dims=(0) out_dims=(0)\nfunc(%0: f32[3], %1: f32[3]) {\n  return %0\n}\n");
+  EXPECT_NE(validateCase(c).find("in_dims has 1 entries for 2 inputs"), std::string::npos);
+  c = parseCase("vmap size=2 in_dims=(None) out_dims=(0)\nfunc(%0: f32[3]) {\n  return %0\n}\n");
+  EXPECT_NE(validateCase(c).find("no input is batched"), std::string::npos);
+  c = parseCase("vmap size=2 in_dims=(2) out_dims=(0)\nfunc(%0: f32[3]) {\n  return %0\n}\n");
+  EXPECT_NE(validateCase(c).find("in_dims 2 out of range"), std::string::npos);
+  c = parseCase("vmap size=2 in_dims=(-2) out_dims=(-3)\nfunc(%0: f32[3]) {\n  return %0\n}\n");
+  EXPECT_NE(validateCase(c).find("out_dims -3 out of range"), std::string::npos);
+}

@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include "generators/case_gen.h"
+#include "generators/data.h"
+#include "ir/text.h"
+#include "oracles/compare.h"
+#include "oracles/reference.h"
+
+using namespace vf;
+
+namespace {
+// if sum(x) > 0 then x * y else -x, per example; y is shared (in_dims None).
+const char *kCondCase = R"(vmap size=2 in_dims=(0,None) out_dims=(0)
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[] = sum_all(%0)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[3] = cond(%3) [
+    () {
+      %5: f32[3] = mul(%0, %1)
+      yield %5
+    }
+    () {
+      %6: f32[3] = neg(%0)
+      yield %6
+    }
+  ]
+  return %4
+}
+)";
+} // namespace
+
+TEST(Reference, MatchesAHandComputedCond) {
+  Case c = parseCase(kCondCase);
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
+  auto y = at::tensor({2.0f, 0.5f, -1.0f});
+  RefResult r = runReference(c, {x, y});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.outputs.size(), 1u);
+  // example 0: sum 6 > 0 -> x*y = [2, 1, -3]; example 1: sum -2.5 -> -x = [1, 2, -0.5]
+  auto want = at::tensor({2.0f, 1.0f, -3.0f, 1.0f, 2.0f, -0.5f}).reshape({2, 3});
+  EXPECT_TRUE(at::equal(r.outputs[0], want)) << r.outputs[0];
+  EXPECT_NEAR(r.minMargin, 2.5 / 3.5, 1e-6);
+}
+
+TEST(Reference, OutDimsAndNegativeInDimsArePlacedLikeVmap) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(-1) out_dims=(-1)
+func(%0: f32[3]) {
+  %1: f32[3] = neg(%0)
+  return %1
+}
+)");
+  auto x = at::arange(6, at::kFloat).reshape({3, 2}); // examples are the columns
+  RefResult r = runReference(c, {x});
+  EXPECT_TRUE(at::equal(r.outputs[0], -x));
+}
+
+TEST(Reference, NestedLevelsSliceOuterFirst) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(1) out_dims=(1)
+vmap size=3 in_dims=(0) out_dims=(0)
+func(%0: f32[]) {
+  %1: f32[] = mul_scalar(%0) {value=2.0}
+  return %1
+}
+)");
+  auto x = at::arange(6, at::kFloat).reshape({3, 2});
+  RefResult r = runReference(c, {x});
+  // The outer level picks column b, the inner one row k; the inner level stacks [3] per
+  // column, the outer one stacks the columns at dim 1: the result is 2*x again.
+  EXPECT_TRUE(at::equal(r.outputs[0], 2 * x)) << r.outputs[0];
+}
+
+TEST(Reference, Float64ModeKeepsDeclaredDTypes) {
+  Case c = generateCase(3, 50, GenPolicy{});
+  auto in = makeInputs(c);
+  RefResult a = runReference(c, in), b = runReference(c, in, {true});
+  ASSERT_EQ(a.error, "");
+  ASSERT_EQ(b.error, "");
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (size_t i = 0; i < a.outputs.size(); ++i) EXPECT_EQ(a.outputs[i].scalar_type(), b.outputs[i].scalar_type());
+}
+
+TEST(Compare, ToleratesRoundingButNotRealDifferences) {
+  auto a = at::tensor({1.0f, 2.0f, NAN});
+  EXPECT_TRUE(compareOutputs({a}, {a + 1e-7}).equal);
+  auto d = compareOutputs({a}, {at::tensor({1.0f, 2.5f, NAN})});
+  EXPECT_FALSE(d.equal);
+  EXPECT_NE(d.detail.find("first at [1]"), std::string::npos) << d.detail;
+  EXPECT_FALSE(compareOutputs({a}, {a.reshape({3, 1})}).equal);
+  EXPECT_FALSE(compareOutputs({a}, {a.to(at::kDouble)}).equal);
+}
