@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "ir/op_registry.h"
 #include "ir/validate.h"
@@ -10,8 +11,14 @@
 namespace vf {
 namespace {
 
-/// Draw helpers; valid only inside rc::gen::exec.
-int64_t draw(int64_t lo, int64_t hiInclusive) { return *rc::gen::inRange<int64_t>(lo, hiInclusive + 1); }
+/// Draw helpers; valid only inside rc::gen::exec. `draw` is uniform over the whole range
+/// whatever the generation size (choices, dims, probabilities); `scaled` grows with the size
+/// (how many statements, inputs, dims), so that small sizes give small programs and shrinking
+/// heads for them.
+int64_t draw(int64_t lo, int64_t hiInclusive) {
+  return *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<int64_t>(lo, hiInclusive + 1));
+}
+int64_t scaled(int64_t lo, int64_t hiInclusive) { return *rc::gen::inRange<int64_t>(lo, hiInclusive + 1); }
 bool chance(int percent) { return draw(0, 99) < percent; }
 template <class T> const T &pick(const std::vector<T> &v) { return v[draw(0, static_cast<int64_t>(v.size()) - 1)]; }
 
@@ -24,7 +31,7 @@ public:
   Program build() {
     Program prog;
     Shape base = drawShape();
-    int64_t nIn = draw(1, pol_.maxInputs);
+    int64_t nIn = scaled(1, pol_.maxInputs);
     scopes_.emplace_back();
     for (int64_t i = 0; i < nIn; ++i) {
       Def d{next_++, Type{pick(pol_.dtypes), relatedShape(base)}};
@@ -32,7 +39,7 @@ public:
       inputs_.push_back(d.id);
       scopes_.back().push_back(d);
     }
-    int64_t n = draw(1, pol_.maxStmts);
+    int64_t n = scaled(1, pol_.maxStmts);
     for (int64_t i = 0; i < n; ++i) stmt(prog.body, 0);
     prog.body.yields = chooseOutputs(prog.body);
     scopes_.pop_back();
@@ -46,7 +53,7 @@ private:
   std::vector<ValueId> inputs_;
 
   Shape drawShape() {
-    Shape s(draw(0, pol_.maxRank));
+    Shape s(scaled(0, pol_.maxRank));
     for (auto &d : s) d = draw(1, pol_.maxDimSize);
     return s;
   }
@@ -162,7 +169,7 @@ private:
     Block r;
     scopes_.emplace_back();
     for (const auto &o : operands) r.params.push_back(fresh(o.type));
-    int64_t n = draw(0, std::max(0, pol_.maxStmts - 2));
+    int64_t n = scaled(0, std::max(0, pol_.maxStmts - 2));
     for (int64_t i = 0; i < n; ++i) stmt(r, depth);
     auto vis = visible();
     const auto &own = scopes_.back();
@@ -172,17 +179,40 @@ private:
         if (d.type == t) mine.push_back(d.id);
       for (const auto &d : vis)
         if (d.type == t) any.push_back(d.id);
-      r.yields.push_back(!mine.empty() && chance(85) ? pick(mine) : pick(any));
+      if (mine.empty() && chance(80))
+        if (auto made = computeOfType(r, t, any)) mine.push_back(*made);
+      r.yields.push_back(!mine.empty() && chance(90) ? pick(mine) : pick(any));
     }
     scopes_.pop_back();
     return r;
+  }
+
+  /// A new value of type `t` computed from one of `sources` (values of that type) by a
+  /// type-preserving op of the registry, so that a region returns something it computed.
+  std::optional<ValueId> computeOfType(Block &b, const Type &t, const std::vector<ValueId> &sources) {
+    if (sources.empty()) return std::nullopt;
+    std::vector<const OpDef *> unary;
+    for (const auto &op : allOps())
+      if (op.arity == 1 && op.weight > 0) unary.push_back(&op);
+    for (int tries = 0; tries < 6; ++tries) {
+      const OpDef &op = *pick(unary);
+      Attrs attrs;
+      for (const auto &spec : op.attrs) attrs.set(spec.name, drawAttr(spec.domain, {t}));
+      Type out;
+      std::string err;
+      if (!inferOpType(op.name, {t}, attrs, out, err) || out != t) continue;
+      Def d = fresh(t);
+      b.stmts.push_back(Stmt{op.name, {pick(sources)}, attrs, {}, {d}});
+      return d.id;
+    }
+    return std::nullopt;
   }
 
   void condStmt(Block &b, int depth) {
     ValueId pred = predicate(b);
     auto vis = visible();
     std::vector<Def> operands;
-    int64_t nOps = draw(0, pol_.maxOperands);
+    int64_t nOps = scaled(0, pol_.maxOperands);
     for (int64_t i = 0; i < nOps; ++i) {
       const Def &d = pick(vis);
       if (d.type.dtype != DType::b8) operands.push_back(d);
@@ -197,9 +227,12 @@ private:
     s.op = "cond";
     s.args.push_back(pred);
     for (const auto &o : operands) s.args.push_back(o.id);
+    // Number the results before the regions so the text reads top-down; they become visible
+    // only after the construct.
+    for (const auto &t : outTypes) s.results.push_back(Def{next_++, t});
     s.regions.push_back(region(operands, outTypes, depth + 1));
     s.regions.push_back(region(operands, outTypes, depth + 1));
-    for (const auto &t : outTypes) s.results.push_back(fresh(t));
+    for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));
   }
 

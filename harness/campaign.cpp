@@ -1,6 +1,8 @@
 #include "harness/campaign.h"
 
+#include <algorithm>
 #include <chrono>
+#include <regex>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -52,6 +54,10 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
     s.referenceSeconds += r.referenceSeconds;
     s.systemSeconds += r.systemSeconds;
     s.coverage.add(c);
+    if (r.verdict == Verdict::Invalid) {
+      std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
+      s.invalidReasons[why]++;
+    }
     if (isFinding(r.verdict) || r.verdict == Verdict::HarnessBug) {
       std::ostringstream rep;
       rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt.genFlags << " > case.vf && vmapfuzz replay"
@@ -89,6 +95,13 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     auto it = s.coverage.counts().find(row);
     os << "  " << std::left << std::setw(20) << row << std::right << std::setw(8)
        << (it == s.coverage.counts().end() ? 0 : it->second) << "\n";
+  }
+  if (!s.invalidReasons.empty()) {
+    std::vector<std::pair<int64_t, std::string>> top;
+    for (const auto &[why, n] : s.invalidReasons) top.emplace_back(-n, why);
+    std::sort(top.begin(), top.end());
+    os << "invalid programs, most common reasons:\n";
+    for (size_t i = 0; i < top.size() && i < 5; ++i) os << "  " << -top[i].first << "x " << top[i].second << "\n";
   }
   if (store.all().empty()) {
     os << "findings: none\n";

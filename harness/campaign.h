@@ -2,6 +2,7 @@
 /// The fuzz loop: generate, run, classify, record, report progress. It only loops; the driver
 /// (cli) builds the backend and the store.
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -27,6 +28,7 @@ struct CampaignStats {
   int64_t byVerdict[kVerdictCount] = {};
   double seconds = 0, referenceSeconds = 0, systemSeconds = 0;
   Coverage coverage;
+  std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
 };
 
 /// The seed of case `index` of a campaign with `seed`: the reproduce line names it.

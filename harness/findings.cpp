@@ -34,10 +34,10 @@ void constructs(const Block &b, std::map<std::string, int> &seen) {
 }
 
 std::string normalise(const std::string &msg) {
-  std::string first = msg.substr(0, msg.find('\n'));
+  std::string first = errorGist(msg);
   first = std::regex_replace(first, std::regex("0x[0-9a-fA-F]+"), "ADDR");
   first = std::regex_replace(first, std::regex("[0-9]+"), "N");
-  return first.substr(0, 160);
+  return first.substr(0, 240);
 }
 
 } // namespace

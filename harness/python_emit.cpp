@@ -47,17 +47,23 @@ private:
     return s;
   }
 
-  /// Emits statements and the return. `own` holds the values this block defines itself; a
-  /// region's yield of anything else (a parameter or a capture) is cloned, since torch.cond
-  /// rejects branches that return an alias of their inputs.
+  /// Emits statements and the return. torch.cond rejects branches whose outputs alias their
+  /// inputs or each other, so a region's yield is cloned unless the region computed it itself
+  /// with an op that is not a view, and only its first occurrence is returned as is.
   void block(std::ostream &os, const Block &b, int indent, std::set<ValueId> own, bool isRegion = false) {
     std::string pad(indent, ' ');
     for (const auto &s : b.stmts) {
       stmt(os, s, indent);
-      for (const auto &r : s.results) own.insert(r.id);
+      const OpDef *op = findOp(s.op);
+      if (!op || !op->view)
+        for (const auto &r : s.results) own.insert(r.id);
     }
     std::vector<std::string> ys;
-    for (auto y : b.yields) ys.push_back(isRegion && !own.count(y) ? v(y) + ".clone()" : v(y));
+    std::set<ValueId> returned;
+    for (auto y : b.yields) {
+      bool fresh = own.count(y) && returned.insert(y).second;
+      ys.push_back(isRegion && !fresh ? v(y) + ".clone()" : v(y));
+    }
     os << pad << "return " << tupleText(ys) << "\n";
   }
 

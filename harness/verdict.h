@@ -25,6 +25,10 @@ std::string_view verdictName(Verdict v);
 bool isFinding(Verdict v);
 constexpr int kVerdictCount = 9;
 
+/// The informative part of an error message in one line: its first line, and where that only
+/// announces what follows (dynamo's "Got graph break/error:"), the line that says what happened.
+std::string errorGist(const std::string &message);
+
 /// Everything known about one run of a case.
 struct CaseResult {
   Verdict verdict = Verdict::Pass;

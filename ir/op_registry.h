@@ -49,6 +49,9 @@ struct OpDef {
   double weight = 1.0;
   /// Argument dtypes the generator should offer: floating only, or any.
   bool floatArgsOnly = true;
+  /// The result may share storage with argument 0 (a view): torch.cond branches may not
+  /// return one, so the emitter clones it.
+  bool view = false;
 };
 
 /// All registered ops, in a fixed order.

@@ -241,6 +241,7 @@ std::vector<OpDef> buildOps() {
       return std::string();
     };
     op.eval = [](const Args &a, const Attrs &at_, EvalCtx &) { return at::transpose(a[0], at_.getInt("dim0"), at_.getInt("dim1")); };
+    op.view = true;
     op.python = "torch.transpose({0}, {dim0}, {dim1})";
     op.floatArgsOnly = false;
     ops.push_back(op);
@@ -257,6 +258,7 @@ std::vector<OpDef> buildOps() {
       return std::string();
     };
     op.eval = [](const Args &a, const Attrs &at_, EvalCtx &) { return at::unsqueeze(a[0], at_.getInt("dim")); };
+    op.view = true;
     op.python = "torch.unsqueeze({0}, {dim})";
     op.weight = 0.7;
     op.floatArgsOnly = false;
@@ -274,6 +276,7 @@ std::vector<OpDef> buildOps() {
       return std::string();
     };
     op.eval = [](const Args &a, const Attrs &at_, EvalCtx &) { return a[0].permute(at_.getInts("dims")); };
+    op.view = true;
     op.python = "torch.permute({0}, {dims})";
     op.weight = 0.7;
     op.floatArgsOnly = false;

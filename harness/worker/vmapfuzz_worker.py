@@ -105,8 +105,12 @@ def main():
         blobs = []
         t0 = time.perf_counter()
         try:
+            # Each case starts from a clean compiler state, as its standalone repro.py does:
+            # dynamo remembers shapes per code location (automatic dynamic shapes), which
+            # would otherwise leak from one case into the next.
+            torch._dynamo.reset()
             ns = {"__name__": "vmapfuzz_case"}
-            exec(compile(req["source"], "<vmapfuzz-case>", "exec"), ns)
+            exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
             fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
             out = fn(*inputs)
             if isinstance(out, torch.Tensor):
