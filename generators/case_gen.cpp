@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "ir/op_registry.h"
 #include "ir/validate.h"
@@ -51,6 +52,7 @@ private:
   ValueId next_ = 0;
   std::vector<std::vector<Def>> scopes_;
   std::vector<ValueId> inputs_;
+  std::multiset<ValueId> hidden_;
 
   Shape drawShape() {
     Shape s(scaled(0, pol_.maxRank));
@@ -73,9 +75,14 @@ private:
     }
   }
 
+  /// Values a region may use: everything in scope except the values passed to it as operands
+  /// (it sees those through its parameters; capturing one too makes dynamo see two aliasing
+  /// inputs, which torch.cond rejects).
   std::vector<Def> visible() const {
     std::vector<Def> all;
-    for (const auto &s : scopes_) all.insert(all.end(), s.begin(), s.end());
+    for (const auto &s : scopes_)
+      for (const auto &d : s)
+        if (!hidden_.count(d.id)) all.push_back(d);
     return all;
   }
 
@@ -169,6 +176,7 @@ private:
     Block r;
     scopes_.emplace_back();
     for (const auto &o : operands) r.params.push_back(fresh(o.type));
+    for (const auto &o : operands) hidden_.insert(o.id);
     int64_t n = scaled(0, std::max(0, pol_.maxStmts - 2));
     for (int64_t i = 0; i < n; ++i) stmt(r, depth);
     auto vis = visible();
@@ -183,6 +191,7 @@ private:
         if (auto made = computeOfType(r, t, any)) mine.push_back(*made);
       r.yields.push_back(!mine.empty() && chance(90) ? pick(mine) : pick(any));
     }
+    for (const auto &o : operands) hidden_.erase(hidden_.find(o.id));
     scopes_.pop_back();
     return r;
   }
@@ -213,9 +222,11 @@ private:
     auto vis = visible();
     std::vector<Def> operands;
     int64_t nOps = scaled(0, pol_.maxOperands);
+    // Distinct operands: torch.cond rejects operands that alias each other.
     for (int64_t i = 0; i < nOps; ++i) {
       const Def &d = pick(vis);
-      if (d.type.dtype != DType::b8) operands.push_back(d);
+      bool dup = std::any_of(operands.begin(), operands.end(), [&](const Def &o) { return o.id == d.id; });
+      if (d.type.dtype != DType::b8 && !dup) operands.push_back(d);
     }
     std::vector<Type> outTypes;
     int64_t nOut = draw(1, pol_.maxRegionOutputs);

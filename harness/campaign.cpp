@@ -65,7 +65,9 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
       auto rec = store.record(c, r, rep.str());
       if (rec.isNew) {
         if (opt.tty) log << "\r\033[K";
-        log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir << "\n";
+        log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir;
+        if (!rec.standalone.empty()) log << " (standalone repro.py: " << rec.standalone << ")";
+        log << "\n";
       }
     }
     double now = elapsed();
@@ -108,7 +110,11 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     return;
   }
   os << "findings (" << store.unique() << " unique):\n";
-  for (const auto &[sig, rec] : store.all()) os << "  " << rec.hits << "x " << sig << "\n     " << rec.dir << "\n";
+  for (const auto &[sig, rec] : store.all()) {
+    os << "  " << rec.hits << "x " << sig << "\n     " << rec.dir;
+    if (!rec.standalone.empty()) os << "  [standalone repro.py: " << rec.standalone << "]";
+    os << "\n";
+  }
 }
 
 } // namespace vf

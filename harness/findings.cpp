@@ -1,6 +1,8 @@
 #include "harness/findings.h"
 
+#include <cstdlib>
 #include <filesystem>
+#include <sys/wait.h>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -66,7 +68,19 @@ void writeFileAtomic(const std::string &path, const std::string &text) {
   fs::rename(tmp, path);
 }
 
-FindingStore::FindingStore(std::string outDir) : out_(std::move(outDir)) {}
+FindingStore::FindingStore(std::string outDir, std::string confirmPython)
+    : out_(std::move(outDir)), python_(std::move(confirmPython)) {}
+
+namespace {
+/// Runs repro.py alone; its exit status says whether the disagreement shows without vmapfuzz.
+std::string confirmStandalone(const std::string &python, const std::string &dir) {
+  std::string cmd = "cd '" + dir + "' && timeout 600 '" + python + "' repro.py > repro.out 2>&1";
+  int st = std::system(cmd.c_str());
+  if (st == -1 || !WIFEXITED(st)) return "not checked";
+  int code = WEXITSTATUS(st);
+  return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
+}
+} // namespace
 
 FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine) {
   std::string sig = signatureOf(c, r);
@@ -90,6 +104,10 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   if (!r.errorType.empty()) res << "  raised " << r.errorType << ": " << r.errorMessage << "\n";
   for (size_t i = 0; i < r.actual.size(); ++i) res << "  output " << i << ": " << describeTensor(r.actual[i]) << "\n";
   if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
+  if (!python_.empty()) {
+    rec.standalone = confirmStandalone(python_, rec.dir);
+    res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
+  }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
   return rec;
 }

@@ -18,18 +18,23 @@ struct FindingRecord {
   std::string dir;
   int hits = 0;
   bool isNew = false;
+  /// For a new finding: "confirmed" when its repro.py, run alone in a fresh python, fails as
+  /// reported; "not reproduced" when it passes there; "" when not checked.
+  std::string standalone;
 };
 
 class FindingStore {
 public:
-  explicit FindingStore(std::string outDir);
+  /// `confirmPython`: a python with torch that runs each new repro.py alone to confirm it
+  /// (empty: no confirmation, e.g. while faults are planted in the worker only).
+  explicit FindingStore(std::string outDir, std::string confirmPython = "");
   /// Records a finding; writes its folder the first time its signature is seen.
   FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine);
   size_t unique() const { return seen_.size(); }
   const std::map<std::string, FindingRecord> &all() const { return seen_; }
 
 private:
-  std::string out_;
+  std::string out_, python_;
   std::map<std::string, FindingRecord> seen_;
 };
 

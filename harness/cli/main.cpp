@@ -209,7 +209,9 @@ int cmdFuzz(int argc, char **argv) {
   std::string out = f.str("out", "vmapfuzz-out");
   auto backend = startBackend(f, std::cerr);
   vf::Runner runner(*backend, {f.has("float64")});
-  vf::FindingStore store(out + "/findings");
+  // With faults planted in the worker only, a standalone repro.py runs on clean torch and
+  // cannot confirm anything.
+  vf::FindingStore store(out + "/findings", f.faults.empty() ? f.str("python", "python3") : "");
   std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed << ", findings to " << out << "/findings\n";
   auto stats = vf::runCampaign(opt, runner, store, std::cerr);
   vf::printSummary(stats, store, std::cout);
