@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "generators/case_gen.h"
+#include "harness/shrinker.h"
 
 namespace vf {
 
@@ -62,7 +63,33 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
       std::ostringstream rep;
       rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt.genFlags << " > case.vf && vmapfuzz replay"
           << opt.runFlags << " case.vf";
-      auto rec = store.record(c, r, rep.str());
+      std::string sig = signatureOf(c, r);
+      Case filed = c;
+      CaseResult filedResult = r;
+      std::string note;
+      if (opt.shrink && !store.known(sig) && r.verdict != Verdict::HarnessBug) {
+        if (opt.tty) log << "\r\033[K";
+        log << "shrinking a new " << verdictName(r.verdict) << " (" << c.program.size() << " statements)..." << std::flush;
+        auto ts = std::chrono::steady_clock::now();
+        ShrinkStats ss;
+        filed = shrinkCase(c, [&](const Case &cand) {
+          // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
+          // as small as it got.
+          if (elapsed() > opt.seconds + 60) return false;
+          CaseResult cr = runner.run(cand);
+          return cr.verdict == r.verdict && signatureOf(cand, cr) == sig;
+        }, &ss, opt.maxShrinkAttempts);
+        filedResult = runner.run(filed);
+        double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
+        s.shrinkAttempts += ss.attempts;
+        s.shrinkSeconds += took;
+        std::ostringstream n;
+        n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, "
+          << std::fixed << std::setprecision(1) << took << " s";
+        note = n.str();
+        log << " " << note << "\n";
+      }
+      auto rec = store.record(filed, filedResult, rep.str(), note);
       if (rec.isNew) {
         if (opt.tty) log << "\r\033[K";
         log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir;
@@ -87,7 +114,9 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
   os << "\n== vmapfuzz summary ==\n";
   os << "cases: " << s.cases << " in " << std::fixed << std::setprecision(1) << s.seconds << " s ("
      << (s.seconds > 0 ? s.cases / s.seconds : 0.0) << " exec/s); reference " << s.referenceSeconds << " s, torch "
-     << s.systemSeconds << " s\n";
+     << s.systemSeconds << " s";
+  if (s.shrinkAttempts) os << "; shrinking " << s.shrinkSeconds << " s (" << s.shrinkAttempts << " attempts)";
+  os << "\n";
   os << "verdicts:\n";
   for (int v = 0; v < kVerdictCount; ++v)
     os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)

@@ -19,6 +19,8 @@ struct CampaignOptions {
   uint64_t seed = 1;
   GenPolicy policy;
   bool tty = false;      ///< rewrite the progress line in place
+  bool shrink = true;    ///< shrink each new finding before filing it
+  int maxShrinkAttempts = 400;
   std::string genFlags;  ///< the --gen flags, repeated in every reproduce line
   std::string runFlags;  ///< flags replay needs too (--fault, --float64)
 };
@@ -28,6 +30,8 @@ struct CampaignStats {
   int64_t byVerdict[kVerdictCount] = {};
   double seconds = 0, referenceSeconds = 0, systemSeconds = 0;
   Coverage coverage;
+  int64_t shrinkAttempts = 0;
+  double shrinkSeconds = 0;
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
 };
 

@@ -51,7 +51,6 @@ std::string signatureOf(const Case &c, const CaseResult &r) {
     constructs(c.program.body, seen);
     sig += "|";
     for (const auto &[k, v] : seen) sig += k + ",";
-    sig += "|levels=" + std::to_string(c.spec.levels.size());
   } else {
     sig += "|" + r.errorType + "|" + normalise(r.errorMessage);
   }
@@ -82,7 +81,8 @@ std::string confirmStandalone(const std::string &python, const std::string &dir)
 }
 } // namespace
 
-FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine) {
+FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
+                                   const std::string &shrinkNote) {
   std::string sig = signatureOf(c, r);
   auto &rec = seen_[sig];
   rec.hits++;
@@ -97,7 +97,9 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str()));
   std::ostringstream res;
   res << "verdict: " << verdictName(r.verdict) << "\nsignature: " << sig << "\nsummary: " << r.summary
-      << "\nreproduce: " << reproduceLine << "\n\n";
+      << "\nreproduce: " << reproduceLine << "\n";
+  if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
+  res << "\n";
   res << "expected (each example alone, reference interpreter):\n";
   for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";
   res << "actual (torch.vmap):\n";

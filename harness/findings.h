@@ -11,7 +11,8 @@
 namespace vf {
 
 /// What identifies a bug: verdict, exception type and normalised message, or for a mismatch
-/// the constructs and batch-spec features of the case.
+/// the constructs of the case. It must survive shrinking (the shrinker keeps it fixed), so it
+/// names nothing that shrinking removes on purpose, such as a second vmap level.
 std::string signatureOf(const Case &c, const CaseResult &r);
 
 struct FindingRecord {
@@ -29,8 +30,11 @@ public:
   /// (empty: no confirmation, e.g. while faults are planted in the worker only).
   explicit FindingStore(std::string outDir, std::string confirmPython = "");
   /// Records a finding; writes its folder the first time its signature is seen.
-  FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine);
+  FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
+                       const std::string &shrinkNote = "");
   size_t unique() const { return seen_.size(); }
+  /// True when a finding with this signature was recorded already.
+  bool known(const std::string &sig) const { return seen_.count(sig) > 0; }
   const std::map<std::string, FindingRecord> &all() const { return seen_; }
 
 private:

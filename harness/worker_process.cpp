@@ -144,14 +144,15 @@ std::string WorkerProcess::reap() {
 }
 
 WorkerReply WorkerProcess::request(const nlohmann::json &header, const std::vector<std::string> &blobs) {
-  if (pid_ < 0) start();
+  bool fresh = pid_ < 0;
+  if (fresh) start();
   WorkerReply rep;
   timedOut_ = false;
   std::string h = header.dump();
   uint64_t len = h.size();
   bool ok = writeAll(reinterpret_cast<const char *>(&len), 8) && writeAll(h.data(), h.size());
   for (const auto &b : blobs) ok = ok && writeAll(b.data(), b.size());
-  auto deadline = std::chrono::steady_clock::now() + cfg_.timeout;
+  auto deadline = std::chrono::steady_clock::now() + cfg_.timeout + (fresh ? cfg_.startupTimeout : std::chrono::milliseconds(0));
   uint64_t rlen = 0;
   ok = ok && readAll(reinterpret_cast<char *>(&rlen), 8, deadline) && rlen < (uint64_t{1} << 32);
   std::string body(ok ? rlen : 0, '\0');

@@ -15,7 +15,8 @@ struct WorkerConfig {
   std::string python = "python3";
   std::string script;             ///< path of vmapfuzz_worker.py
   std::vector<std::string> faults; ///< planted through VMAPFUZZ_FAULTS (self-tests only)
-  std::chrono::milliseconds timeout{60000};
+  std::chrono::milliseconds timeout{60000};        ///< per request
+  std::chrono::milliseconds startupTimeout{180000}; ///< added to the first request: python imports torch
 };
 
 /// A reply, or why there is none.

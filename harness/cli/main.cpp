@@ -25,7 +25,7 @@ enum Exit { kClean = 0, kFound = 1, kUsage = 2, kEnvironment = 3, kInternal = 4 
 const char *kUsageText = R"(usage: vmapfuzz COMMAND [FLAGS]
 
 commands:
-  fuzz    [--time SECONDS] [--cases N] [--seed N] [--out DIR] [--float64]
+  fuzz    [--time SECONDS] [--cases N] [--seed N] [--out DIR] [--float64] [--no-shrink]
           run a campaign; exit 0 when nothing was found, 1 when something was
   replay  FILE...   re-run case files (the text format); exit 1 if any still fails
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
@@ -195,7 +195,7 @@ vf::Case loadCase(const std::string &path) {
 }
 
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
@@ -203,6 +203,7 @@ int cmdFuzz(int argc, char **argv) {
   opt.seed = f.u64("seed", 1);
   opt.tty = isatty(2);
   opt.policy = policyFrom(f);
+  opt.shrink = !f.has("no-shrink");
   for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
   for (const auto &x : f.faults) opt.runFlags += " --fault " + x;
   if (f.has("float64")) opt.runFlags += " --float64";

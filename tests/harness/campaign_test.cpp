@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <sys/wait.h>
+
+#include "ir/text.h"
 
 namespace fs = std::filesystem;
 
@@ -80,6 +83,11 @@ TEST(Cli, PlantedCondBugIsFoundAndItsReproFails) {
     if (e.path().filename().string().rfind("mismatch", 0) != 0) continue;
     ASSERT_TRUE(fs::exists(e.path() / "case.vf"));
     ASSERT_TRUE(fs::exists(e.path() / "result.txt"));
+    // Shrunk: at most 4 statements besides the cond itself.
+    std::stringstream text;
+    text << std::ifstream(e.path() / "case.vf").rdbuf();
+    vf::Case shrunk = vf::parseCase(text.str());
+    EXPECT_LE(shrunk.program.size(), 5u) << text.str();
     // The repro runs on plain torch, so the planted fault is absent: it must pass there,
     // and with the fault planted it must fail.
     Shell plain = sh("python3 " + (e.path() / "repro.py").string());

@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "generators/case_gen.h"
+#include "harness/shrinker.h"
+#include "ir/text.h"
+#include "ir/validate.h"
+
+using namespace vf;
+
+namespace {
+
+bool usesOp(const Block &b, const std::string &op) {
+  for (const auto &s : b.stmts) {
+    if (s.op == op) return true;
+    for (const auto &r : s.regions)
+      if (usesOp(r, op)) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> opsOf(const Block &b) {
+  std::vector<std::string> out;
+  for (const auto &s : b.stmts) {
+    out.push_back(s.op);
+    for (const auto &r : s.regions) {
+      auto more = opsOf(r);
+      out.insert(out.end(), more.begin(), more.end());
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+RC_GTEST_PROP(Shrinker, NeverGrowsAndKeepsTheFailure, ()) {
+  Case c = *genCase(GenPolicy{});
+  auto ops = opsOf(c.program.body);
+  RC_PRE(!ops.empty());
+  std::string target = *rc::gen::elementOf(ops);
+  // A stand-in for "still fails with the same signature": the program still uses `target`.
+  auto fails = [&](const Case &cand) { return usesOp(cand.program.body, target); };
+  ShrinkStats st;
+  Case s = shrinkCase(c, fails, &st, 500);
+  RC_ASSERT(validateCase(s) == "");
+  RC_ASSERT(fails(s));
+  RC_ASSERT(caseWeight(s) <= caseWeight(c));
+  RC_ASSERT(s.program.size() <= c.program.size());
+  RC_ASSERT(shrinkCase(c, fails, nullptr, 500) == s); // deterministic
+}
+
+TEST(Shrinker, CutsACondCaseDownToItsCore) {
+  Case c = parseCase(R"(vmap size=5 in_dims=(-1,None) out_dims=(1,0) chunk_size=3
+vmap size=3 in_dims=(0,0) out_dims=(0,0)
+func(%0: f32[3,4], %1: f32[4]) {
+  %2: f32[3,4] = add(%0, %1)
+  %3: f32[3,4] = sin(%2)
+  %4: f32[] = sum_all(%0)
+  %5: bool[] = gt_scalar(%4) {value=0.0}
+  %6: f32[3,4], %7: f32[4] = cond(%5, %3) [
+    (%8: f32[3,4]) {
+      %9: f32[3,4] = mul(%8, %1)
+      %10: f32[4] = cos(%1)
+      yield %9, %10
+    }
+    (%11: f32[3,4]) {
+      %12: f32[3,4] = neg(%11)
+      %13: f32[4] = relu(%1)
+      yield %12, %13
+    }
+  ]
+  %14: f32[3,4] = tanh(%6)
+  return %14, %7
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  // "Fails" whenever a cond has a `mul` in one branch and a `neg` in the other.
+  auto fails = [](const Case &cand) {
+    for (const auto &s : cand.program.body.stmts)
+      if (s.op == "cond" && usesOp(s.regions[0], "mul") && usesOp(s.regions[1], "neg")) return true;
+    return false;
+  };
+  Case s = shrinkCase(c, fails);
+  EXPECT_EQ(validateCase(s), "");
+  EXPECT_TRUE(fails(s));
+  // What must stay: the predicate, the cond and its two ops; the rest goes.
+  EXPECT_LE(s.program.size(), 4u) << printCase(s);
+  EXPECT_EQ(s.spec.levels.size(), 1u) << printCase(s);
+  EXPECT_EQ(s.spec.levels[0].size, 1) << printCase(s);
+  EXPECT_FALSE(s.spec.levels[0].chunk_size.has_value());
+  EXPECT_EQ(s.program.body.yields.size(), 1u);
+  for (const auto &p : s.program.body.params) EXPECT_LE(p.type.numel(), 1) << printCase(s);
+}
+
+TEST(Shrinker, ReinferTypesFollowsAShapeChange) {
+  Program p = parseProgram("func(%0: f32[3,4]) {\n  %1: f32[3] = sum(%0) {dim=1, keepdim=false}\n  return %1\n}\n");
+  p.body.params[0].type.shape = {2, 5};
+  ASSERT_TRUE(reinferTypes(p));
+  EXPECT_EQ(p.body.stmts[0].results[0].type.shape, (Shape{2}));
+  p.body.params[0].type.shape = {};
+  EXPECT_FALSE(reinferTypes(p)); // dim 1 of a 0-d tensor: the candidate is dropped
+}
