@@ -1,5 +1,6 @@
 #include "harness/worker_process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -113,10 +114,11 @@ bool WorkerProcess::readAll(char *p, size_t n, std::chrono::steady_clock::time_p
 }
 
 std::string WorkerProcess::stderrTail() const {
-  std::ifstream f(stderrPath_, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (s.size() > 3000) s = s.substr(s.size() - 3000);
-  return s;
+  // Only the end: the file holds everything the worker wrote since it started.
+  std::ifstream f(stderrPath_, std::ios::binary | std::ios::ate);
+  std::streamoff size = f.tellg();
+  f.seekg(std::max<std::streamoff>(0, size - 3000));
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
 std::string WorkerProcess::reap() {

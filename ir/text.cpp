@@ -284,7 +284,6 @@ private:
     while (!isPunct(closer)) {
       out.push_back(parseDef());
       if (!isPunct(closer)) expect(",");
-      if (isPunct(closer) && !out.empty() && false) break;
     }
     return out;
   }
