@@ -311,19 +311,11 @@ rc::Gen<BatchSpec> genBatchSpec(const Program &p, const GenPolicy &policy) {
           int64_t r = levelRank(s.levels, li, i, p.body.params[i].type.rank());
           s.levels[li].in_dims[i] = draw(-r, r - 1);
         }
-    std::map<ValueId, int64_t> ranks;
-    std::function<void(const Block &)> collect = [&](const Block &b) {
-      for (auto &d : b.params) ranks[d.id] = d.type.rank();
-      for (auto &st : b.stmts) {
-        for (auto &d : st.results) ranks[d.id] = d.type.rank();
-        for (auto &r : st.regions) collect(r);
-      }
-    };
-    collect(p.body);
+    auto outs = outputTypes(p);
     for (size_t li = 0; li < nLevels; ++li) {
       auto &l = s.levels[li];
       for (size_t o = 0; o < nOut; ++o) {
-        int64_t r = ranks[p.body.yields[o]] + static_cast<int64_t>(nLevels - li);
+        int64_t r = outs[o].rank() + static_cast<int64_t>(nLevels - li);
         l.out_dims.push_back(draw(-r, r - 1));
       }
       if (chance(policy.chunkPercent)) l.chunk_size = draw(1, std::max<int64_t>(1, l.size));

@@ -1,6 +1,7 @@
 #include "ir/program.h"
 
 #include <algorithm>
+#include <map>
 
 namespace vf {
 
@@ -41,6 +42,22 @@ int Program::depth() const {
   int d = 0;
   visit(body, m, n, 0, d);
   return d;
+}
+
+static void collectTypes(const Block &b, std::map<ValueId, Type> &types) {
+  for (const auto &d : b.params) types[d.id] = d.type;
+  for (const auto &s : b.stmts) {
+    for (const auto &d : s.results) types[d.id] = d.type;
+    for (const auto &r : s.regions) collectTypes(r, types);
+  }
+}
+
+std::vector<Type> outputTypes(const Program &p) {
+  std::map<ValueId, Type> types;
+  collectTypes(p.body, types);
+  std::vector<Type> out;
+  for (auto y : p.body.yields) out.push_back(types[y]);
+  return out;
 }
 
 Type physicalInputType(const Case &c, size_t i) {

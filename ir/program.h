@@ -80,6 +80,9 @@ struct Case {
   bool operator==(const Case &) const = default;
 };
 
+/// The per-example types of the program's outputs, in order.
+std::vector<Type> outputTypes(const Program &p);
+
 /// The physical (batched) type of input `i`: the per-example type with each batching level's
 /// dim inserted, innermost level first.
 Type physicalInputType(const Case &c, size_t i);

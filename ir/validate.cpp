@@ -178,18 +178,9 @@ std::string validateCase(const Case &c) {
     if (!any) return at + "no input is batched";
   }
   // out_dims: the inner level's output has rank r+1, each outer level adds one.
-  std::vector<std::map<ValueId, Type>> dummy;
-  std::map<ValueId, Type> types;
-  std::function<void(const Block &)> collect = [&](const Block &b) {
-    for (auto &p : b.params) types[p.id] = p.type;
-    for (auto &s : b.stmts) {
-      for (auto &r : s.results) types[r.id] = r.type;
-      for (auto &r : s.regions) collect(r);
-    }
-  };
-  collect(c.program.body);
+  auto outs = outputTypes(c.program);
   for (size_t o = 0; o < nOut; ++o) {
-    int64_t rank = types[c.program.body.yields[o]].rank();
+    int64_t rank = outs[o].rank();
     for (size_t li = c.spec.levels.size(); li-- > 0;) {
       ++rank;
       if (!wrapDim(c.spec.levels[li].out_dims[o], rank))

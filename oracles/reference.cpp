@@ -99,19 +99,9 @@ RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInp
       return evalProgram(c.program, ex, r.minMargin, opt.float64);
     });
     if (opt.float64) {
-      std::vector<Type> outTypes;
       // Cast back to the declared output dtypes.
-      std::unordered_map<ValueId, DType> dt;
-      std::function<void(const Block &)> collect = [&](const Block &b) {
-        for (auto &d : b.params) dt[d.id] = d.type.dtype;
-        for (auto &s : b.stmts) {
-          for (auto &d : s.results) dt[d.id] = d.type.dtype;
-          for (auto &rg : s.regions) collect(rg);
-        }
-      };
-      collect(c.program.body);
-      for (size_t i = 0; i < r.outputs.size(); ++i)
-        r.outputs[i] = r.outputs[i].to(toScalarType(dt[c.program.body.yields[i]]));
+      auto outs = outputTypes(c.program);
+      for (size_t i = 0; i < r.outputs.size(); ++i) r.outputs[i] = r.outputs[i].to(toScalarType(outs[i].dtype));
     }
   } catch (const std::exception &e) {
     r.error = e.what();
