@@ -134,13 +134,14 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     os << "invalid programs, most common reasons:\n";
     for (size_t i = 0; i < top.size() && i < 5; ++i) os << "  " << -top[i].first << "x " << top[i].second << "\n";
   }
-  if (store.all().empty()) {
+  if (store.unique() == 0) {
     os << "findings: none\n";
     return;
   }
-  os << "findings (" << store.unique() << " unique):\n";
+  os << "findings (" << store.unique() << " unique, " << store.newCount() << " new):\n";
   for (const auto &[sig, rec] : store.all()) {
-    os << "  " << rec.hits << "x " << sig << "\n     " << rec.dir;
+    if (rec.hitsNow == 0) continue;
+    os << "  " << (rec.isNew ? "NEW   " : "known ") << rec.hitsNow << "x " << sig << "\n     " << rec.dir;
     if (!rec.standalone.empty()) os << "  [standalone repro.py: " << rec.standalone << "]";
     os << "\n";
   }

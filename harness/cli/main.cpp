@@ -1,6 +1,7 @@
 // The vmapfuzz driver: parses flags, builds the backend, runner and store, dispatches.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "generators/case_gen.h"
 #include "harness/campaign.h"
+#include "harness/filed_reports.h"
 #include "harness/python_emit.h"
 #include "harness/torch_backend.h"
 #include "ir/text.h"
@@ -26,8 +28,15 @@ const char *kUsageText = R"(usage: vmapfuzz COMMAND [FLAGS]
 
 commands:
   fuzz    [--time SECONDS] [--cases N] [--seed N] [--out DIR] [--float64] [--no-shrink]
-          run a campaign; exit 0 when nothing was found, 1 when something was
-  replay  FILE...   re-run case files (the text format); exit 1 if any still fails
+          [--reports DIR] [--corpus DIR]
+          run a campaign; file each new signature under --reports (default OUT/findings), copy
+          its shrunk case to --corpus; exit 0 when nothing new was found, 1 when something was
+  replay  FILE|DIR...   re-run case files (the text format; a directory: every *.vf in it);
+          exit 1 if any still fails
+  recheck [DIR]     run every filed repro.py (default DIR: reports) against the installed torch
+          and mark each report open, fixed or error in its meta.json
+  report  [DIR] [--markdown FILE] [--junit FILE] [--file-issues [--gh PATH]]
+          summarise filed reports for CI; --file-issues files open ones with `gh issue create`
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
   emit    FILE      print the Python a case file is run as
 
@@ -155,7 +164,7 @@ vf::WorkerConfig workerConfig(const Flags &f) {
 }
 
 /// Starts the backend and checks python and torch, or fails with an environment error.
-std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log) {
+std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log, nlohmann::json *env = nullptr) {
   auto b = std::make_unique<vf::TorchBackend>(workerConfig(f));
   auto info = b->hello();
   std::string ver = info.value("torch", "?");
@@ -163,6 +172,9 @@ std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log
   sscanf(ver.c_str(), "%d.%d", &major, &minor);
   if (major < 2 || (major == 2 && minor < 5))
     throw std::runtime_error("torch " + ver + " is too old: vmapfuzz needs torch >= 2.5 (torch.cond under vmap)");
+  if (env)
+    *env = {{"torch", ver}, {"python", info.value("python", "?")}, {"cuda", info["cuda"]}, {"hip", info["hip"]},
+            {"device", "cpu"}, {"mode", "eager"}};
   log << "vmapfuzz: python " << info.value("python", "?") << ", torch " << ver << " (cpu, eager)";
   if (!f.faults.empty()) {
     log << ", planted faults:";
@@ -195,7 +207,7 @@ vf::Case loadCase(const std::string &path) {
 }
 
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
@@ -208,20 +220,82 @@ int cmdFuzz(int argc, char **argv) {
   for (const auto &x : f.faults) opt.runFlags += " --fault " + x;
   if (f.has("float64")) opt.runFlags += " --float64";
   std::string out = f.str("out", "vmapfuzz-out");
-  auto backend = startBackend(f, std::cerr);
+  vf::StoreOptions so;
+  auto backend = startBackend(f, std::cerr, &so.environment);
   vf::Runner runner(*backend, {f.has("float64")});
   // With faults planted in the worker only, a standalone repro.py runs on clean torch and
   // cannot confirm anything.
-  vf::FindingStore store(out + "/findings", f.faults.empty() ? f.str("python", "python3") : "");
-  std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed << ", findings to " << out << "/findings\n";
+  if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
+  else so.environment["planted_faults"] = f.faults;
+  so.corpusDir = f.str("corpus", "");
+  std::string reports = f.str("reports", out + "/findings");
+  vf::FindingStore store(reports, so);
+  std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed << ", filing to " << reports << " ("
+            << store.all().size() << " signatures filed already)\n";
   auto stats = vf::runCampaign(opt, runner, store, std::cerr);
   vf::printSummary(stats, store, std::cout);
-  return store.unique() > 0 ? kFound : kClean;
+  return store.newCount() > 0 ? kFound : kClean;
+}
+
+/// Case files named directly, and every *.vf under a named directory (sorted).
+std::vector<std::string> expandCaseFiles(const std::vector<std::string> &args) {
+  std::vector<std::string> files;
+  for (const auto &a : args) {
+    if (!std::filesystem::is_directory(a)) {
+      files.push_back(a);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto &e : std::filesystem::recursive_directory_iterator(a))
+      if (e.is_regular_file() && e.path().extension() == ".vf") found.push_back(e.path().string());
+    if (found.empty()) throw UsageError(a + ": no .vf case files in this directory");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+std::vector<vf::FiledReport> loadReportsOrUsage(const std::string &dir) {
+  try {
+    return vf::loadReports(dir);
+  } catch (const std::invalid_argument &e) {
+    throw UsageError(e.what());
+  }
+}
+
+int cmdRecheck(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({}));
+  if (f.positional.size() > 1) throw UsageError("recheck takes at most one reports directory");
+  auto reports = loadReportsOrUsage(f.positional.empty() ? "reports" : f.positional[0]);
+  nlohmann::json env;
+  auto backend = startBackend(f, std::cerr, &env);
+  int open = vf::recheckReports(reports, f.str("python", "python3"), env.value("torch", "?"), std::cout);
+  std::cout << reports.size() << " reports re-checked against torch " << env.value("torch", "?") << ": " << open
+            << " still open\n";
+  return kClean;
+}
+
+int cmdReport(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, {{"markdown", true}, {"junit", true}, {"file-issues", false}, {"gh", true}});
+  if (f.positional.size() > 1) throw UsageError("report takes at most one reports directory");
+  auto reports = loadReportsOrUsage(f.positional.empty() ? "reports" : f.positional[0]);
+  if (f.has("markdown")) vf::writeFileAtomic(f.str("markdown", ""), vf::reportsMarkdown(reports));
+  if (f.has("junit")) vf::writeFileAtomic(f.str("junit", ""), vf::reportsJUnit(reports));
+  if (!f.has("markdown") && !f.has("junit")) std::cout << vf::reportsMarkdown(reports);
+  if (f.has("file-issues")) {
+    std::string gh = f.str("gh", "gh");
+    std::string probe = "command -v '" + gh + "' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) != 0) throw std::runtime_error("--file-issues needs the GitHub CLI '" + gh + "' on PATH");
+    int n = vf::fileIssues(reports, gh, std::cerr);
+    std::cerr << n << " issue(s) filed\n";
+  }
+  return kClean;
 }
 
 int cmdReplay(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}}));
-  if (f.positional.empty()) throw UsageError("replay needs at least one case file");
+  if (f.positional.empty()) throw UsageError("replay needs at least one case file or directory");
+  f.positional = expandCaseFiles(f.positional);
   std::vector<vf::Case> cases;
   for (const auto &p : f.positional) cases.push_back(loadCase(p)); // all parse errors before any run
   auto backend = startBackend(f, std::cerr);
@@ -262,7 +336,8 @@ int main(int argc, char **argv) {
   }
   std::string cmd = argv[1];
   static const std::map<std::string, std::function<int(int, char **)>> cmds = {
-      {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}};
+      {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}, {"recheck", cmdRecheck},
+      {"report", cmdReport}};
   auto it = cmds.find(cmd);
   if (it == cmds.end()) {
     std::cerr << "vmapfuzz: error: unknown command '" << cmd << "' (try vmapfuzz --help)\n";

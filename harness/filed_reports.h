@@ -1,0 +1,34 @@
+#pragma once
+/// The filed reports directory as a whole: re-checking every repro.py against the installed
+/// torch (fix verification), summaries for CI (Markdown, JUnit XML), and filing to GitHub.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vf {
+
+struct FiledReport {
+  std::string dir;
+  nlohmann::json meta;
+};
+
+/// Every folder of `dir` with a meta.json, sorted by name; throws on an unreadable meta.json.
+std::vector<FiledReport> loadReports(const std::string &dir);
+
+/// Runs each repro.py with `python` and records the outcome in meta.json: status "open" (exit
+/// 1: the bug is still there), "fixed" (exit 0), or "error" (anything else). Prints a table.
+/// Returns how many are still open.
+int recheckReports(std::vector<FiledReport> &reports, const std::string &python, const std::string &torchVersion,
+                   std::ostream &log);
+
+std::string reportsMarkdown(const std::vector<FiledReport> &reports);
+/// One testcase per report; an open bug is a failure, a fixed one passes.
+std::string reportsJUnit(const std::vector<FiledReport> &reports);
+
+/// Files every open report that has no issue yet with `gh issue create`; stores the URL gh
+/// prints in meta.json. Returns how many were filed; throws when `gh` fails.
+int fileIssues(std::vector<FiledReport> &reports, const std::string &gh, std::ostream &log);
+
+} // namespace vf

@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "harness/filed_reports.h"
+#include "harness/findings.h"
+#include "ir/text.h"
+
+using namespace vf;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tempDir(const std::string &name) {
+  auto d = fs::temp_directory_path() / ("vmapfuzz-unit-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+nlohmann::json readJson(const std::string &path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+Case aCase() {
+  return parseCase("vmap size=2 in_dims=(0) out_dims=(0)\ndata_seed 3\nfunc(%0: f32[2]) {\n"
+                   "  %1: f32[] = sum_all(%0)\n  %2: bool[] = gt_scalar(%1) {value=0.0}\n"
+                   "  %3: f32[2] = cond(%2) [\n    () {\n      %4: f32[2] = neg(%0)\n      yield %4\n    }\n"
+                   "    () {\n      %5: f32[2] = sin(%0)\n      yield %5\n    }\n  ]\n  return %3\n}\n");
+}
+
+CaseResult aBatchedError() {
+  CaseResult r;
+  r.verdict = Verdict::BatchedError;
+  r.errorType = "ValueError";
+  r.errorMessage = "vmap: Expected all tensors to have the same size, got sizes [3, 5]";
+  r.summary = "ValueError: " + r.errorMessage;
+  r.expected = {at::ones({2, 2})};
+  return r;
+}
+
+} // namespace
+
+TEST(FindingStore, FilesANewSignatureOnceAndCountsLaterHits) {
+  std::string dir = tempDir("store"), corpus = tempDir("corpus");
+  StoreOptions opt;
+  opt.corpusDir = corpus;
+  opt.environment = {{"torch", "9.9"}};
+  FindingStore store(dir, opt);
+  auto first = store.record(aCase(), aBatchedError(), "vmapfuzz gen --case-seed 1");
+  EXPECT_TRUE(first.isNew);
+  for (const char *f : {"case.vf", "program.py", "repro.py", "report.md", "result.txt", "meta.json"})
+    EXPECT_TRUE(fs::exists(first.dir + "/" + f)) << f;
+  EXPECT_EQ(parseCase([&] {
+              std::ifstream in(first.dir + "/case.vf");
+              return std::string((std::istreambuf_iterator<char>(in)), {});
+            }()),
+            aCase());
+  auto meta = readJson(first.dir + "/meta.json");
+  EXPECT_EQ(meta["hits"], 1);
+  EXPECT_EQ(meta["status"], "open");
+  EXPECT_EQ(meta["environment"]["torch"], "9.9");
+  std::ifstream md(first.dir + "/report.md");
+  std::string report((std::istreambuf_iterator<char>(md)), {});
+  EXPECT_NE(report.find("# torch.vmap of torch.cond raises ValueError where each example alone runs"), std::string::npos) << report;
+  EXPECT_NE(report.find("vmapfuzz gen --case-seed 1"), std::string::npos);
+  EXPECT_EQ(std::distance(fs::directory_iterator(corpus), fs::directory_iterator()), 1);
+
+  // The same bug again (other numbers in the message): no new folder, one more hit.
+  CaseResult again = aBatchedError();
+  again.errorMessage = "vmap: Expected all tensors to have the same size, got sizes [2, 7]";
+  auto second = store.record(aCase(), again, "x");
+  EXPECT_FALSE(second.isNew);
+  EXPECT_EQ(second.dir, first.dir);
+  EXPECT_EQ(readJson(first.dir + "/meta.json")["hits"], 2);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  EXPECT_EQ(store.newCount(), 1u);
+
+  // A later campaign over the same directory knows the signature already.
+  FindingStore later(dir, opt);
+  EXPECT_TRUE(later.known(signatureOf(aCase(), aBatchedError())));
+  auto third = later.record(aCase(), aBatchedError(), "y");
+  EXPECT_FALSE(third.isNew);
+  EXPECT_EQ(later.newCount(), 0u);
+  EXPECT_EQ(readJson(first.dir + "/meta.json")["hits"], 3);
+}
+
+TEST(FiledReports, RecheckMarksOpenAndFixedAndTheSummariesFollow) {
+  std::string dir = tempDir("recheck");
+  FindingStore store(dir);
+  auto a = store.record(aCase(), aBatchedError(), "r1");
+  CaseResult mismatch;
+  mismatch.verdict = Verdict::Mismatch;
+  mismatch.summary = "output 0: 2 of 4 elements differ";
+  mismatch.expected = mismatch.actual = {at::zeros({2})};
+  Case other = aCase();
+  other.program.body.stmts.erase(other.program.body.stmts.begin() + 2); // no cond: another signature
+  other.program.body.yields = {1};
+  auto b = store.record(other, mismatch, "r2");
+  ASSERT_NE(a.dir, b.dir);
+  // Stand-in repro scripts run by /bin/sh: one still fails (exit 1), one is fixed (exit 0).
+  std::ofstream(a.dir + "/repro.py") << "exit 1\n";
+  std::ofstream(b.dir + "/repro.py") << "exit 0\n";
+  auto reports = loadReports(dir);
+  std::ostringstream log;
+  EXPECT_EQ(recheckReports(reports, "/bin/sh", "9.9", log), 1);
+  EXPECT_EQ(readJson(a.dir + "/meta.json")["status"], "open");
+  EXPECT_EQ(readJson(b.dir + "/meta.json")["status"], "fixed");
+  EXPECT_EQ(readJson(b.dir + "/meta.json")["checked_with_torch"], "9.9");
+  std::string junit = reportsJUnit(loadReports(dir));
+  EXPECT_NE(junit.find("tests=\"2\" failures=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(reportsMarkdown(loadReports(dir)).find("2 filed: 1 open, 1 fixed"), std::string::npos);
+}
+
+TEST(FiledReports, FilesOpenReportsThroughGh) {
+  std::string dir = tempDir("gh"), bin = tempDir("fakegh");
+  FindingStore store(dir);
+  auto rec = store.record(aCase(), aBatchedError(), "r1");
+  // A fake gh that records its arguments and prints an issue URL.
+  std::string gh = bin + "/gh";
+  std::ofstream(gh) << "#!/bin/sh\nprintf '%s\\n' \"$@\" > " << bin << "/args\necho https://example.invalid/issues/7\n";
+  fs::permissions(gh, fs::perms::owner_all);
+  auto reports = loadReports(dir);
+  std::ostringstream log;
+  EXPECT_EQ(fileIssues(reports, gh, log), 1);
+  std::ifstream in(bin + "/args");
+  std::string args((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(args.find("issue\ncreate\n--title\ntorch.vmap of torch.cond raises ValueError"), std::string::npos) << args;
+  EXPECT_NE(args.find(rec.dir + "/report.md"), std::string::npos) << args;
+  EXPECT_EQ(readJson(rec.dir + "/meta.json")["issue_url"], "https://example.invalid/issues/7");
+  // Filed once: a second run files nothing.
+  reports = loadReports(dir);
+  EXPECT_EQ(fileIssues(reports, gh, log), 0);
+}
+
+TEST(FiledReports, AMalformedMetaJsonIsAnError) {
+  std::string dir = tempDir("badmeta");
+  fs::create_directories(dir + "/x");
+  std::ofstream(dir + "/x/meta.json") << "{not json";
+  EXPECT_THROW(loadReports(dir), std::invalid_argument);
+}
