@@ -7,6 +7,8 @@
 #include <sstream>
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 #include "ir/text.h"
 
 namespace fs = std::filesystem;
@@ -125,4 +127,26 @@ TEST(Cli, PlantedCondBugIsFoundShrunkAndFiledOnce) {
 TEST(Cli, ReplayTakesADirectory) {
   Shell r = sh(kBin + " replay " VMAPFUZZ_SOURCE_DIR "/corpus/seeds");
   EXPECT_NE(r.out.find("cond_batched_pred.vf: pass"), std::string::npos) << r.out;
+}
+
+TEST(Reports, EveryFiledReproFailsAsItsReportSays) {
+  // The checked-in reports were filed against one torch; on that torch each repro.py must
+  // still fail (exit 1). On another torch `vmapfuzz recheck` says which are fixed.
+  Shell v = sh("python3 -c 'import torch; print(torch.__version__)'");
+  std::string torch = v.out.substr(0, v.out.find('\n'));
+  int ran = 0, otherTorch = 0;
+  for (auto &e : fs::directory_iterator(VMAPFUZZ_SOURCE_DIR "/reports")) {
+    if (!fs::exists(e.path() / "meta.json")) continue;
+    std::ifstream in(e.path() / "meta.json");
+    auto meta = nlohmann::json::parse(in);
+    if (meta["environment"].value("torch", "") != torch) {
+      ++otherTorch;
+      continue;
+    }
+    Shell r = sh("cd '" + e.path().string() + "' && python3 repro.py");
+    EXPECT_EQ(r.code, 1) << e.path() << " should still fail on torch " << torch << ":\n" << r.out;
+    EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+    ++ran;
+  }
+  if (ran == 0) GTEST_SKIP() << otherTorch << " reports were filed against another torch than " << torch;
 }
