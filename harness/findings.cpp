@@ -48,7 +48,8 @@ std::string normalise(const std::string &msg) {
 } // namespace
 
 std::string signatureOf(const Case &c, const CaseResult &r) {
-  std::string sig(verdictName(r.verdict));
+  // Mode and device class come first; today every run is eager on the CPU.
+  std::string sig = "eager|cpu|" + std::string(verdictName(r.verdict));
   if (r.verdict == Verdict::Mismatch) {
     std::map<std::string, int> seen;
     constructs(c.program.body, seen);

@@ -241,6 +241,52 @@ std::vector<Case> shrinkShapes(const Case &c) {
   return out;
 }
 
+/// Simplifies attributes: scalars to 0 or 1, flags to false, dims to 0.
+std::vector<Case> simplifyAttrs(const Case &c) {
+  std::vector<Case> out;
+  for (int variant = 0; variant < 3; ++variant) {
+    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+      Stmt &s = b.stmts[si];
+      for (auto &[name, a] : s.attrs.items) {
+        Attr simpler = a;
+        if (auto *d = std::get_if<double>(&a)) {
+          if (variant == 2) continue;
+          double want = variant == 0 ? 0.0 : 1.0;
+          if (*d == want || (variant == 1 && *d == 0.0)) continue;
+          simpler = want;
+        } else if (auto *f = std::get_if<bool>(&a)) {
+          if (variant != 0 || !*f) continue;
+          simpler = false;
+        } else if (auto *i = std::get_if<int64_t>(&a)) {
+          if (variant != 0 || *i == 0) continue;
+          simpler = int64_t{0};
+        } else {
+          continue;
+        }
+        a = simpler;
+        return reinferTypes(cand.program);
+      }
+      return false;
+    });
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+/// How far an attribute is from its simplest value; part of a case's weight.
+int64_t attrWeight(const Block &b) {
+  int64_t w = 0;
+  for (const auto &s : b.stmts) {
+    for (const auto &[name, a] : s.attrs.items) {
+      if (auto *d = std::get_if<double>(&a)) w += *d == 0.0 ? 0 : *d == 1.0 ? 1 : 2;
+      else if (auto *f = std::get_if<bool>(&a)) w += *f ? 1 : 0;
+      else if (auto *i = std::get_if<int64_t>(&a)) w += *i == 0 ? 0 : 1;
+    }
+    for (const auto &r : s.regions) w += attrWeight(r);
+  }
+  return w;
+}
+
 } // namespace
 
 bool reinferTypes(Program &p) {
@@ -282,13 +328,14 @@ int64_t caseWeight(const Case &c) {
     for (const auto &d : l.in_dims) w += d ? (*d == 0 ? 1 : 2) : 0;
     for (auto d : l.out_dims) w += d == 0 ? 0 : 1;
   }
-  for (const auto &p : c.program.body.params) w += p.type.numel() + p.type.rank();
-  return w;
+  for (const auto &p : c.program.body.params) w += (p.type.numel() + p.type.rank()) * 10;
+  return w + attrWeight(c.program.body);
 }
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes};
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+                                 simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;
   Case cur = start;

@@ -2,6 +2,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "generators/case_gen.h"
+#include "harness/findings.h"
 #include "harness/shrinker.h"
 #include "ir/text.h"
 #include "ir/validate.h"
@@ -38,12 +39,17 @@ RC_GTEST_PROP(Shrinker, NeverGrowsAndKeepsTheFailure, ()) {
   auto ops = opsOf(c.program.body);
   RC_PRE(!ops.empty());
   std::string target = *rc::gen::elementOf(ops);
-  // A stand-in for "still fails with the same signature": the program still uses `target`.
-  auto fails = [&](const Case &cand) { return usesOp(cand.program.body, target); };
+  // A stand-in for "still fails with the same signature": the program still uses `target`,
+  // and a mismatch on it would be filed under the same signature.
+  CaseResult mismatch;
+  mismatch.verdict = Verdict::Mismatch;
+  std::string sig = signatureOf(c, mismatch);
+  auto fails = [&](const Case &cand) { return usesOp(cand.program.body, target) && signatureOf(cand, mismatch) == sig; };
   ShrinkStats st;
   Case s = shrinkCase(c, fails, &st, 500);
   RC_ASSERT(validateCase(s) == "");
   RC_ASSERT(fails(s));
+  RC_ASSERT(signatureOf(s, mismatch) == sig);
   RC_ASSERT(caseWeight(s) <= caseWeight(c));
   RC_ASSERT(s.program.size() <= c.program.size());
   RC_ASSERT(shrinkCase(c, fails, nullptr, 500) == s); // deterministic
