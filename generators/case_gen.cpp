@@ -149,53 +149,6 @@ private:
     return false;
   }
 
-  /// A one-element bool predicate that splits the batch: a sum of (mostly) an input compared
-  /// with 0, so that examples with independent data take different branches.
-  ValueId predicate(Block &b) {
-    auto vis = visible();
-    std::vector<Def> floats;
-    for (const auto &d : vis)
-      if (isFloating(d.type.dtype)) floats.push_back(d);
-    std::vector<Def> ins;
-    for (const auto &d : floats)
-      if (std::find(inputs_.begin(), inputs_.end(), d.id) != inputs_.end()) ins.push_back(d);
-    Def src = (!ins.empty() && chance(pol_.inputPredicatePercent)) ? pick(ins) : pick(floats);
-    if (src.type.rank() > 0) {
-      Def s = fresh(Type{src.type.dtype, {}});
-      b.stmts.push_back(Stmt{"sum_all", {src.id}, {}, {}, {s}});
-      src = s;
-    }
-    Attrs a;
-    a.set("value", 0.0);
-    Def p = fresh(Type{DType::b8, {}});
-    b.stmts.push_back(Stmt{"gt_scalar", {src.id}, a, {}, {p}});
-    return p.id;
-  }
-
-  Block region(const std::vector<Def> &operands, const std::vector<Type> &outTypes, int depth) {
-    Block r;
-    scopes_.emplace_back();
-    for (const auto &o : operands) r.params.push_back(fresh(o.type));
-    for (const auto &o : operands) hidden_.insert(o.id);
-    int64_t n = scaled(0, std::max(0, pol_.maxStmts - 2));
-    for (int64_t i = 0; i < n; ++i) stmt(r, depth);
-    auto vis = visible();
-    const auto &own = scopes_.back();
-    for (const auto &t : outTypes) {
-      std::vector<ValueId> mine, any;
-      for (const auto &d : own)
-        if (d.type == t) mine.push_back(d.id);
-      for (const auto &d : vis)
-        if (d.type == t) any.push_back(d.id);
-      if (mine.empty() && chance(80))
-        if (auto made = computeOfType(r, t, any)) mine.push_back(*made);
-      r.yields.push_back(!mine.empty() && chance(90) ? pick(mine) : pick(any));
-    }
-    for (const auto &o : operands) hidden_.erase(hidden_.find(o.id));
-    scopes_.pop_back();
-    return r;
-  }
-
   /// A new value of type `t` computed from one of `sources` (values of that type) by a
   /// type-preserving op of the registry, so that a region returns something it computed.
   std::optional<ValueId> computeOfType(Block &b, const Type &t, const std::vector<ValueId> &sources) {
@@ -217,39 +170,210 @@ private:
     return std::nullopt;
   }
 
-  void condStmt(Block &b, int depth) {
-    ValueId pred = predicate(b);
+  /// A region with parameters of `paramTypes`, random statements, then yields: first what
+  /// `head` emits (a loop's condition or counter), then one value of each of `outTypes`.
+  /// `hide` are the outer values passed in as operands: the region sees them as parameters.
+  Block region(const std::vector<Type> &paramTypes, const std::vector<ValueId> &hide, const std::vector<Type> &outTypes,
+               int depth, const std::function<std::vector<ValueId>(Block &)> &head = nullptr) {
+    Block r;
+    scopes_.emplace_back();
+    for (const auto &t : paramTypes) r.params.push_back(fresh(t));
+    for (auto h : hide) hidden_.insert(h);
+    int64_t n = scaled(0, std::max(0, pol_.maxStmts - 2));
+    for (int64_t i = 0; i < n; ++i) stmt(r, depth);
+    if (head) r.yields = head(r);
     auto vis = visible();
-    std::vector<Def> operands;
-    int64_t nOps = scaled(0, pol_.maxOperands);
-    // Distinct operands: torch.cond rejects operands that alias each other.
-    for (int64_t i = 0; i < nOps; ++i) {
-      const Def &d = pick(vis);
-      bool dup = std::any_of(operands.begin(), operands.end(), [&](const Def &o) { return o.id == d.id; });
-      if (d.type.dtype != DType::b8 && !dup) operands.push_back(d);
+    const auto &own = scopes_.back();
+    for (const auto &t : outTypes) {
+      std::vector<ValueId> mine, any;
+      for (const auto &d : own)
+        if (d.type == t) mine.push_back(d.id);
+      for (const auto &d : vis)
+        if (d.type == t) any.push_back(d.id);
+      if (mine.empty() && chance(80))
+        if (auto made = computeOfType(r, t, any)) mine.push_back(*made);
+      r.yields.push_back(!mine.empty() && chance(90) ? pick(mine) : pick(any));
     }
-    std::vector<Type> outTypes;
-    int64_t nOut = draw(1, pol_.maxRegionOutputs);
-    std::vector<Def> floats;
-    for (const auto &d : vis)
-      if (d.type.dtype != DType::b8) floats.push_back(d);
-    for (int64_t i = 0; i < nOut; ++i) outTypes.push_back(pick(floats).type);
-    Stmt s;
-    s.op = "cond";
-    s.args.push_back(pred);
+    for (auto h : hide) hidden_.erase(hidden_.find(h));
+    scopes_.pop_back();
+    return r;
+  }
+
+  static std::vector<Type> typesOf(const std::vector<Def> &ds) {
+    std::vector<Type> t;
+    for (const auto &d : ds) t.push_back(d.type);
+    return t;
+  }
+  static std::vector<ValueId> idsOf(const std::vector<Def> &ds) {
+    std::vector<ValueId> v;
+    for (const auto &d : ds) v.push_back(d.id);
+    return v;
+  }
+
+  /// Up to `n` distinct visible non-bool values (operands must not alias each other).
+  std::vector<Def> distinctOperands(int64_t n) {
+    auto vis = visible();
+    std::vector<Def> out;
+    for (int64_t i = 0; i < n; ++i) {
+      const Def &d = pick(vis);
+      bool dup = std::any_of(out.begin(), out.end(), [&](const Def &o) { return o.id == d.id; });
+      if (d.type.dtype != DType::b8 && !dup) out.push_back(d);
+    }
+    return out;
+  }
+
+  /// Types for a construct's outputs, drawn from visible non-bool values.
+  std::vector<Type> outputTypesDrawn() {
+    std::vector<Def> cands;
+    for (const auto &d : visible())
+      if (d.type.dtype != DType::b8) cands.push_back(d);
+    std::vector<Type> out;
+    int64_t n = draw(1, pol_.maxRegionOutputs);
+    for (int64_t i = 0; i < n; ++i) out.push_back(pick(cands).type);
+    return out;
+  }
+
+  /// A float value that differs between examples: mostly a program input, summed to 0-d.
+  ValueId splittingScalar(Block &b) {
+    std::vector<Def> floats, ins;
+    for (const auto &d : visible())
+      if (isFloating(d.type.dtype)) {
+        floats.push_back(d);
+        if (std::find(inputs_.begin(), inputs_.end(), d.id) != inputs_.end()) ins.push_back(d);
+      }
+    Def src = (!ins.empty() && chance(pol_.inputPredicatePercent)) ? pick(ins) : pick(floats);
+    if (src.type.rank() > 0) {
+      Def s = fresh(Type{src.type.dtype, {}});
+      b.stmts.push_back(Stmt{"sum_all", {src.id}, {}, {}, {s}});
+      src = s;
+    }
+    return src.id;
+  }
+
+  ValueId unaryStmt(Block &b, const std::string &op, ValueId x, DType dtype, Attrs attrs = {}) {
+    Def d = fresh(Type{dtype, {}});
+    b.stmts.push_back(Stmt{op, {x}, std::move(attrs), {}, {d}});
+    return d.id;
+  }
+
+  /// cond on a one-element bool that splits the batch: a sum of (mostly) an input compared
+  /// with 0, so that examples with independent data take different branches.
+  void condStmt(Block &b, int depth) {
+    Attrs zero;
+    zero.set("value", 0.0);
+    ValueId pred = unaryStmt(b, "gt_scalar", splittingScalar(b), DType::b8, zero);
+    auto operands = distinctOperands(scaled(0, pol_.maxOperands));
+    auto outTypes = outputTypesDrawn();
+    Stmt s{"cond", {pred}, {}, {}, {}};
     for (const auto &o : operands) s.args.push_back(o.id);
-    // Number the results before the regions so the text reads top-down; they become visible
-    // only after the construct.
-    for (const auto &t : outTypes) s.results.push_back(Def{next_++, t});
-    s.regions.push_back(region(operands, outTypes, depth + 1));
-    s.regions.push_back(region(operands, outTypes, depth + 1));
+    ValueId first = next_;
+    next_ += static_cast<ValueId>(outTypes.size()); // results numbered before the regions
+    for (int k = 0; k < 2; ++k) s.regions.push_back(region(typesOf(operands), idsOf(operands), outTypes, depth + 1));
+    for (size_t i = 0; i < outTypes.size(); ++i) s.results.push_back(Def{first + static_cast<ValueId>(i), outTypes[i]});
+    for (const auto &r : s.results) scopes_.back().push_back(r);
+    b.stmts.push_back(std::move(s));
+  }
+
+  /// switch on a per-example index in [-3, 5]: often below 0 or past the last branch.
+  void switchStmt(Block &b, int depth) {
+    ValueId index = unaryStmt(b, "branch_index", splittingScalar(b), DType::i64);
+    auto operands = distinctOperands(scaled(0, pol_.maxOperands));
+    auto outTypes = outputTypesDrawn();
+    Stmt s{"switch", {index}, {}, {}, {}};
+    for (const auto &o : operands) s.args.push_back(o.id);
+    ValueId first = next_;
+    next_ += static_cast<ValueId>(outTypes.size());
+    int64_t branches = draw(1, 4);
+    for (int64_t k = 0; k < branches; ++k) s.regions.push_back(region(typesOf(operands), idsOf(operands), outTypes, depth + 1));
+    for (size_t i = 0; i < outTypes.size(); ++i) s.results.push_back(Def{first + static_cast<ValueId>(i), outTypes[i]});
+    for (const auto &r : s.results) scopes_.back().push_back(r);
+    b.stmts.push_back(std::move(s));
+  }
+
+  /// while_loop with an integer counter from [-3, 5] and a per-example limit in [0, 4]: it
+  /// runs at most 8 times for every input, and the trip count differs between examples.
+  void whileStmt(Block &b, int depth) {
+    ValueId start = unaryStmt(b, "branch_index", splittingScalar(b), DType::i64);
+    ValueId limit = unaryStmt(b, "trip_limit", splittingScalar(b), DType::i64);
+    auto carried = distinctOperands(scaled(0, 2));
+    std::vector<Type> carryTypes = {Type{DType::i64, {}}};
+    std::vector<ValueId> args = {start}, hide = {start};
+    for (const auto &c : carried) {
+      carryTypes.push_back(c.type);
+      args.push_back(c.id);
+      hide.push_back(c.id);
+    }
+    Stmt s{"while_loop", args, {}, {}, {}};
+    ValueId first = next_;
+    next_ += static_cast<ValueId>(carryTypes.size());
+    s.regions.push_back(region(carryTypes, hide, {}, depth + 1, [&](Block &r) {
+      Def p = fresh(Type{DType::b8, {}});
+      r.stmts.push_back(Stmt{"lt", {r.params[0].id}, {}, {}, {p}});
+      r.stmts.back().args.push_back(limit);
+      return std::vector<ValueId>{p.id};
+    }));
+    std::vector<Type> rest(carryTypes.begin() + 1, carryTypes.end());
+    s.regions.push_back(region(carryTypes, hide, rest, depth + 1, [&](Block &r) {
+      return std::vector<ValueId>{unaryStmt(r, "increment", r.params[0].id, DType::i64)};
+    }));
+    for (size_t i = 0; i < carryTypes.size(); ++i) s.results.push_back(Def{first + static_cast<ValueId>(i), carryTypes[i]});
+    for (const auto &r : s.results) scopes_.back().push_back(r);
+    b.stmts.push_back(std::move(s));
+  }
+
+  /// scan over dim 0 of one or two xs of equal length, with one or two carries and up to two
+  /// stacked outputs, forwards or reversed.
+  void scanStmt(Block &b, int depth) {
+    std::vector<Def> xsCands;
+    for (const auto &d : visible())
+      if (isFloating(d.type.dtype) && d.type.rank() >= 1 && d.type.shape[0] >= 1) xsCands.push_back(d);
+    if (xsCands.empty()) return condStmt(b, depth);
+    std::vector<Def> xs = {pick(xsCands)};
+    for (const auto &d : xsCands)
+      if (xs.size() < 2 && d.id != xs[0].id && d.type.shape[0] == xs[0].type.shape[0] && chance(40)) xs.push_back(d);
+    std::vector<Def> carries;
+    for (const auto &d : distinctOperands(scaled(1, 2)))
+      if (std::none_of(xs.begin(), xs.end(), [&](const Def &x) { return x.id == d.id; })) carries.push_back(d);
+    if (carries.empty()) carries.push_back(Def{splittingScalar(b), Type{xs[0].type.dtype, {}}});
+    std::vector<Type> params = typesOf(carries);
+    for (const auto &x : xs) {
+      Type slice = x.type;
+      slice.shape.erase(slice.shape.begin());
+      params.push_back(slice);
+    }
+    std::vector<Type> ysTypes;
+    for (int64_t i = draw(0, 2); i > 0; --i) ysTypes.push_back(pick(params));
+    std::vector<Type> outTypes = typesOf(carries);
+    outTypes.insert(outTypes.end(), ysTypes.begin(), ysTypes.end());
+    std::vector<ValueId> hide = idsOf(carries);
+    for (const auto &x : xs) hide.push_back(x.id);
+    Attrs attrs;
+    attrs.set("ncarry", static_cast<int64_t>(carries.size()));
+    attrs.set("reverse", chance(30));
+    std::vector<ValueId> args = idsOf(carries);
+    for (const auto &x : xs) args.push_back(x.id);
+    Stmt s{"scan", args, attrs, {}, {}};
+    std::vector<Type> results = typesOf(carries);
+    for (auto y : ysTypes) {
+      y.shape.insert(y.shape.begin(), xs[0].type.shape[0]);
+      results.push_back(y);
+    }
+    ValueId first = next_;
+    next_ += static_cast<ValueId>(results.size());
+    s.regions.push_back(region(params, hide, outTypes, depth + 1));
+    for (size_t i = 0; i < results.size(); ++i) s.results.push_back(Def{first + static_cast<ValueId>(i), results[i]});
     for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));
   }
 
   void stmt(Block &b, int depth) {
     if (depth < pol_.maxDepth && chance(pol_.condPercent)) {
-      condStmt(b, depth);
+      int64_t total = pol_.condWeight + pol_.switchWeight + pol_.whileWeight + pol_.scanWeight;
+      int64_t x = draw(0, std::max<int64_t>(total, 1) - 1);
+      if ((x -= pol_.condWeight) < 0) condStmt(b, depth);
+      else if ((x -= pol_.switchWeight) < 0) switchStmt(b, depth);
+      else if ((x -= pol_.whileWeight) < 0) whileStmt(b, depth);
+      else scanStmt(b, depth);
       return;
     }
     for (int t = 0; t < 4; ++t)

@@ -15,6 +15,10 @@ struct GenPolicy {
   int maxStmts = 5;           ///< statements per block: 1..maxStmts (regions: 0..maxStmts-2)
   int maxDepth = 2;           ///< nesting depth of regions
   int condPercent = 35;       ///< chance (%) that a statement is a control-flow construct
+  int condWeight = 4;         ///< relative weights of the constructs, when one is drawn
+  int switchWeight = 2;
+  int whileWeight = 2;
+  int scanWeight = 2;
   int maxOperands = 3;        ///< explicit operands of a construct: 0..maxOperands
   int maxRegionOutputs = 2;   ///< values each region returns: 1..maxRegionOutputs
   int maxOutputs = 3;         ///< program outputs: 1..maxOutputs

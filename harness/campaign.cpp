@@ -9,6 +9,7 @@
 
 #include "generators/case_gen.h"
 #include "harness/shrinker.h"
+#include "ir/constructs.h"
 
 namespace vf {
 
@@ -44,6 +45,7 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   double lastPrint = 0;
+  std::map<std::string, std::string> shrunkSignature; ///< signature found -> signature filed
   for (int64_t i = 0; opt.maxCases < 0 || i < opt.maxCases; ++i) {
     if (elapsed() >= opt.seconds) break;
     uint64_t cs = caseSeed(opt.seed, i);
@@ -55,6 +57,9 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
     s.referenceSeconds += r.referenceSeconds;
     s.systemSeconds += r.systemSeconds;
     s.coverage.add(c);
+    if (r.verdict == Verdict::Unsupported)
+      for (const auto &f : featuresOf(c))
+        if (isConstruct(f)) s.unsupported[f]++;
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
       s.invalidReasons[why]++;
@@ -63,7 +68,10 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
       std::ostringstream rep;
       rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt.genFlags << " > case.vf && vmapfuzz replay"
           << opt.runFlags << " case.vf";
-      std::string sig = signatureOf(c, r);
+      // A mismatch is named by the constructs of its shrunk case, so the signature of an
+      // unshrunk one is first mapped through what earlier shrinking found.
+      const std::string sig0 = signatureOf(c, r);
+      std::string sig = shrunkSignature.count(sig0) ? shrunkSignature[sig0] : sig0;
       Case filed = c;
       CaseResult filedResult = r;
       std::string note;
@@ -77,9 +85,15 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
           // as small as it got.
           if (elapsed() > opt.seconds + 60) return false;
           CaseResult cr = runner.run(cand);
-          return cr.verdict == r.verdict && signatureOf(cand, cr) == sig;
+          // Errors keep their signature; a mismatch stays a mismatch (its constructs may go).
+          return cr.verdict == r.verdict && (r.verdict == Verdict::Mismatch || signatureOf(cand, cr) == sig);
         }, &ss, opt.maxShrinkAttempts);
         filedResult = runner.run(filed);
+        if (filedResult.verdict != r.verdict) { // flaky: file the case as found
+          filed = c;
+          filedResult = r;
+        }
+        sig = shrunkSignature[sig0] = signatureOf(filed, filedResult);
         double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
         s.shrinkAttempts += ss.attempts;
         s.shrinkSeconds += took;
@@ -89,7 +103,7 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
         note = n.str();
         log << " " << note << "\n";
       }
-      auto rec = store.record(filed, filedResult, rep.str(), note);
+      auto rec = store.record(filed, filedResult, rep.str(), note, sig);
       if (rec.isNew) {
         if (opt.tty) log << "\r\033[K";
         log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir;
@@ -126,6 +140,11 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     auto it = s.coverage.counts().find(row);
     os << "  " << std::left << std::setw(20) << row << std::right << std::setw(8)
        << (it == s.coverage.counts().end() ? 0 : it->second) << "\n";
+  }
+  if (!s.unsupported.empty()) {
+    // Capability matrix: one line per construct, not one finding per case.
+    os << "unsupported under vmap (cases per construct in programs torch has no batching rule for):\n";
+    for (const auto &[construct, n] : s.unsupported) os << "  " << construct << " " << n << "\n";
   }
   if (!s.invalidReasons.empty()) {
     std::vector<std::pair<int64_t, std::string>> top;

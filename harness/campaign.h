@@ -33,6 +33,7 @@ struct CampaignStats {
   int64_t shrinkAttempts = 0;
   double shrinkSeconds = 0;
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
+  std::map<std::string, int64_t> unsupported;    ///< constructs torch has no batching rule for, with counts
 };
 
 /// The seed of case `index` of a campaign with `seed`: the reproduce line names it.

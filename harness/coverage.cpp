@@ -58,7 +58,7 @@ std::vector<std::string> featuresOf(const Case &c) {
 
 const std::vector<std::string> &Coverage::rows() {
   static const std::vector<std::string> r = {
-      "cond", "cond-multi-output", "cond-no-operands", "nested-construct", "capture", "vmap-levels=1",
+      "cond", "cond-multi-output", "cond-no-operands", "switch", "while_loop", "scan", "nested-construct", "capture", "vmap-levels=1",
       "vmap-levels=2", "batch=1", "chunk_size", "in_dims=None", "in_dims=0", "in_dims>0", "in_dims<0",
       "out_dims=0", "out_dims>0", "out_dims<0", "0-d input"};
   return r;
@@ -70,7 +70,7 @@ void Coverage::add(const Case &c) {
 
 std::string Coverage::brief() const {
   static const std::vector<std::pair<std::string, std::string>> shown = {
-      {"cond", "cond"}, {"nested-construct", "nested"}, {"capture", "capture"},
+      {"cond", "cond"}, {"switch", "switch"}, {"while_loop", "while"}, {"scan", "scan"}, {"nested-construct", "nested"}, {"capture", "capture"},
       {"vmap-levels=2", "vmap2"}, {"in_dims<0", "neg-dim"}, {"in_dims=None", "none-dim"}, {"chunk_size", "chunk"}};
   std::string s;
   for (const auto &[k, label] : shown) {

@@ -163,8 +163,8 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
 } // namespace
 
 FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
-                                   const std::string &shrinkNote) {
-  std::string sig = signatureOf(c, r);
+                                   const std::string &shrinkNote, const std::string &signature) {
+  std::string sig = signature.empty() ? signatureOf(c, r) : signature;
   auto &rec = seen_[sig];
   rec.signature = sig;
   rec.hits++;

@@ -13,9 +13,10 @@
 
 namespace vf {
 
-/// What identifies a bug: verdict, exception type and normalised message, or for a mismatch
-/// the constructs of the case. It must survive shrinking (the shrinker keeps it fixed), so it
-/// names nothing that shrinking removes on purpose, such as a second vmap level.
+/// What identifies a bug: mode and device class, verdict, exception type and normalised
+/// message, or for a mismatch the constructs of the case. Errors keep their signature while
+/// shrinking; a mismatch is shrunk as "still a mismatch" and named by its shrunk case. It names
+/// nothing that shrinking removes on purpose, such as a second vmap level.
 std::string signatureOf(const Case &c, const CaseResult &r);
 
 struct FindingRecord {
@@ -40,8 +41,9 @@ public:
   /// Loads the signatures already filed under `reportsDir` (from each folder's meta.json).
   explicit FindingStore(std::string reportsDir, StoreOptions opt = {});
   /// Records a finding: files it the first time its signature is seen, else counts the hit.
+  /// `signature`: "" computes it from the case.
   FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
-                       const std::string &shrinkNote = "");
+                       const std::string &shrinkNote = "", const std::string &signature = "");
   /// True when a finding with this signature is filed already.
   bool known(const std::string &sig) const { return seen_.count(sig) > 0; }
   /// Signatures seen by this campaign (new or already filed).

@@ -33,7 +33,7 @@ public:
     std::vector<std::string> params;
     for (const auto &d : p.body.params) params.push_back(v(d.id));
     os << "def program(" << join(params) << "):\n";
-    block(os, p.body, 4, {});
+    block(os, p.body, 4);
     return os.str();
   }
 
@@ -47,11 +47,16 @@ private:
     return s;
   }
 
-  /// Emits statements and the return. torch.cond rejects branches whose outputs alias their
-  /// inputs or each other, so a region's yield is cloned unless the region computed it itself
-  /// with an op that is not a view, and only its first occurrence is returned as is.
-  void block(std::ostream &os, const Block &b, int indent, std::set<ValueId> own, bool isRegion = false) {
+  /// How a region returns its yields: a tuple (branches, loop bodies), one value (a loop's
+  /// cond_fn), or (carries, ys) (scan's combine_fn, the first `split` yields are carries).
+  enum class Ret { Tuple, Single, CarryAndYs };
+
+  /// Emits statements and the return. Control-flow regions may not return an alias of their
+  /// inputs or of each other, so a region's yield is cloned unless the region computed it
+  /// itself with an op that is not a view, and only its first occurrence is returned as is.
+  void block(std::ostream &os, const Block &b, int indent, bool isRegion = false, Ret ret = Ret::Tuple, size_t split = 0) {
     std::string pad(indent, ' ');
+    std::set<ValueId> own;
     for (const auto &s : b.stmts) {
       stmt(os, s, indent);
       const OpDef *op = findOp(s.op);
@@ -64,7 +69,23 @@ private:
       bool fresh = own.count(y) && returned.insert(y).second;
       ys.push_back(isRegion && !fresh ? v(y) + ".clone()" : v(y));
     }
-    os << pad << "return " << tupleText(ys) << "\n";
+    if (ret == Ret::Single) os << pad << "return " << ys.at(0) << "\n";
+    else if (ret == Ret::CarryAndYs)
+      os << pad << "return " << tupleText({ys.begin(), ys.begin() + split}) << ", "
+         << (ys.size() == split ? "()" : tupleText({ys.begin() + split, ys.end()})) << "\n";
+    else os << pad << "return " << tupleText(ys) << "\n";
+  }
+
+  /// `def NAME(params):` and the region's body.
+  void function(std::ostream &os, const std::string &name, const Block &r, int indent, Ret ret = Ret::Tuple) {
+    std::vector<std::string> ps;
+    for (const auto &d : r.params) ps.push_back(v(d.id));
+    os << std::string(indent, ' ') << "def " << name << "(" << join(ps) << "):\n";
+    block(os, r, indent + 4, true, ret);
+  }
+
+  static std::string unpackTarget(const std::vector<std::string> &names) {
+    return join(names) + (names.size() == 1 ? "," : "");
   }
 
   void stmt(std::ostream &os, const Stmt &s, int indent) {
@@ -73,24 +94,51 @@ private:
     for (const auto &r : s.results) results.push_back(v(r.id));
     std::vector<std::string> args;
     for (auto a : s.args) args.push_back(v(a));
+    std::string tag = std::to_string(s.results.front().id);
+    auto tupleOr = [](const std::vector<std::string> &xs) { return xs.empty() ? std::string("()") : tupleText(xs); };
     if (s.op == "cond") {
-      std::string tag = std::to_string(s.results.front().id);
-      const char *names[2] = {"true_fn_", "false_fn_"};
-      for (int k = 0; k < 2; ++k) {
-        const Block &r = s.regions[k];
-        std::vector<std::string> ps;
-        for (const auto &d : r.params) ps.push_back(v(d.id));
-        os << pad << "def " << names[k] << tag << "(" << join(ps) << "):\n";
-        block(os, r, indent + 4, {}, true);
+      function(os, "true_fn_" + tag, s.regions[0], indent);
+      function(os, "false_fn_" + tag, s.regions[1], indent);
+      os << pad << unpackTarget(results) << " = torch.cond(" << args[0] << ", true_fn_" << tag << ", false_fn_" << tag
+         << ", " << tupleOr({args.begin() + 1, args.end()}) << ")\n";
+    } else if (s.op == "switch") {
+      std::vector<std::string> names;
+      for (size_t k = 0; k < s.regions.size(); ++k) {
+        names.push_back("branch_" + tag + "_" + std::to_string(k));
+        function(os, names.back(), s.regions[k], indent);
       }
-      std::vector<std::string> operands(args.begin() + 1, args.end());
-      os << pad << join(results) << (results.size() == 1 ? "," : "") << " = torch.cond(" << args[0] << ", true_fn_" << tag
-         << ", false_fn_" << tag << ", " << (operands.empty() ? "()" : tupleText(operands)) << ")\n";
-      return;
+      os << pad << unpackTarget(results) << " = switch(" << args[0] << ", " << tupleText(names) << ", "
+         << tupleOr({args.begin() + 1, args.end()}) << ")\n";
+    } else if (s.op == "while_loop") {
+      function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single);
+      function(os, "body_fn_" + tag, s.regions[1], indent);
+      os << pad << unpackTarget(results) << " = torch.while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
+         << tupleText(args) << ")\n";
+    } else if (s.op == "scan") {
+      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+      const Block &r = s.regions[0];
+      std::vector<std::string> carries, xs;
+      for (size_t i = 0; i < r.params.size(); ++i) (i < k ? carries : xs).push_back(v(r.params[i].id));
+      os << pad << "def combine_fn_" << tag << "(carry, x):\n";
+      os << pad << "    " << unpackTarget(carries) << " = carry\n";
+      os << pad << "    " << unpackTarget(xs) << " = x\n";
+      block(os, r, indent + 4, true, Ret::CarryAndYs, k);
+      std::vector<std::string> finals(results.begin(), results.begin() + k), ys(results.begin() + k, results.end());
+      os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
+         << tag << ", " << tupleText({args.begin(), args.begin() + k}) << ", " << tupleText({args.begin() + k, args.end()})
+         << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+    } else {
+      os << pad << results[0] << " = " << emitPython(*findOp(s.op), args, s.attrs) << "\n";
     }
-    os << pad << results[0] << " = " << emitPython(*findOp(s.op), args, s.attrs) << "\n";
   }
 };
+
+void usedConstructs(const Block &b, std::set<std::string> &out) {
+  for (const auto &s : b.stmts) {
+    if (!s.regions.empty()) out.insert(s.op);
+    for (const auto &r : s.regions) usedConstructs(r, out);
+  }
+}
 
 std::string optDim(const std::optional<int64_t> &d) { return d ? std::to_string(*d) : "None"; }
 
@@ -151,7 +199,13 @@ std::string emitProgram(const Program &p) { return Emitter(p).program(p); }
 
 std::string emitModule(const Case &c) {
   std::ostringstream os;
-  os << "import torch\n\n\n" << emitProgram(c.program) << "\n\n";
+  std::set<std::string> used;
+  usedConstructs(c.program.body, used);
+  os << "import torch\n";
+  // switch and scan are not exported under torch.* yet.
+  if (used.count("switch")) os << "from torch._higher_order_ops.switch import switch\n";
+  if (used.count("scan")) os << "from torch._higher_order_ops.scan import scan\n";
+  os << "\n\n" << emitProgram(c.program) << "\n\n";
   // batched: vmap levels from the innermost out.
   std::string expr = "program";
   for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ir/constructs.h"
 #include "ir/validate.h"
 
 namespace vf {
@@ -96,10 +97,11 @@ std::vector<Case> dropDeadCode(const Case &c) {
 /// the construct's results become the region's yields.
 std::vector<Case> inlineRegions(const Case &c) {
   std::vector<Case> out;
-  for (int which = 0; which < 2; ++which) {
+  for (int which = 0; which < 8; ++which) {
     auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
       Stmt s = b.stmts[si];
-      if (s.regions.size() <= static_cast<size_t>(which)) return false;
+      // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
+      if ((s.op != "cond" && s.op != "switch") || s.regions.size() <= static_cast<size_t>(which)) return false;
       Block r = s.regions[which];
       std::map<ValueId, ValueId> m;
       // cond's operands follow the predicate.
@@ -116,6 +118,19 @@ std::vector<Case> inlineRegions(const Case &c) {
     out.insert(out.end(), more.begin(), more.end());
   }
   return out;
+}
+
+/// Replaces a while_loop by its initial carries (as if it ran zero times).
+std::vector<Case> dropLoops(const Case &c) {
+  return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+    const Stmt &s = b.stmts[si];
+    if (s.op != "while_loop") return false;
+    std::map<ValueId, ValueId> m;
+    for (size_t i = 0; i < s.results.size(); ++i) m[s.results[i].id] = s.args[i];
+    b.stmts.erase(b.stmts.begin() + si);
+    replaceUses(cand.program.body, m);
+    return true;
+  });
 }
 
 /// Drops one statement, re-routing each use of its results to an earlier value of the same type.
@@ -149,7 +164,7 @@ std::vector<Case> dropOutputs(const Case &c) {
   countUses(c.program.body, uses);
   auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
     Stmt &s = b.stmts[si];
-    if (s.regions.empty() || s.results.size() < 2) return false;
+    if ((s.op != "cond" && s.op != "switch") || s.results.size() < 2) return false;
     for (size_t i = 0; i < s.results.size(); ++i)
       if (uses[s.results[i].id] == 0) {
         s.results.erase(s.results.begin() + i);
@@ -306,12 +321,20 @@ bool reinferTypes(Program &p) {
         if (!inferOpType(s.op, args, s.attrs, t, err)) return false;
         s.results[0].type = t;
       } else {
-        size_t first = args.size() - s.regions[0].params.size();
-        for (auto &r : s.regions) {
-          for (size_t i = 0; i < r.params.size(); ++i) r.params[i].type = args[first + i];
+        std::vector<std::vector<Type>> params, yields;
+        if (!constructParams(s, args, params).empty()) return false;
+        for (size_t k = 0; k < s.regions.size(); ++k) {
+          auto &r = s.regions[k];
+          if (r.params.size() != params[k].size()) return false;
+          for (size_t i = 0; i < r.params.size(); ++i) r.params[i].type = params[k][i];
           if (!block(r)) return false;
+          std::vector<Type> ys;
+          for (auto y : r.yields) ys.push_back(types[y]);
+          yields.push_back(ys);
         }
-        for (size_t i = 0; i < s.results.size(); ++i) s.results[i].type = types[s.regions[0].yields[i]];
+        std::vector<Type> results;
+        if (!constructResults(s, args, yields, results).empty() || results.size() != s.results.size()) return false;
+        for (size_t i = 0; i < s.results.size(); ++i) s.results[i].type = results[i];
       }
       for (auto &d : s.results) types[d.id] = d.type;
     }
@@ -334,7 +357,7 @@ int64_t caseWeight(const Case &c) {
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropLoops, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
                                  simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;

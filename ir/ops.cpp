@@ -187,6 +187,52 @@ std::vector<OpDef> buildOps() {
   ops.push_back(scalarOp("mul_scalar", "torch.mul({0}, {value})", [](auto &x, double v) { return at::mul(x, v); }, false));
   ops.push_back(scalarOp("gt_scalar", "torch.gt({0}, {value})", [](auto &x, double v) { return at::gt(x, v); }, true));
 
+  // Float to integer, for loop trip limits and switch indices. Rounding down sits on a
+  // decision boundary at every integer, so the distance to the nearest one is recorded.
+  auto floorToInt = [](std::string name, std::string py, double scale, double lo, double hi, bool absFirst) {
+    OpDef op;
+    op.name = std::move(name);
+    op.arity = 1;
+    op.type = [](const Types &a, const Attrs &, Type &out) {
+      if (!isFloating(a[0].dtype)) return needFloat(a[0], "operand");
+      out = {DType::i64, a[0].shape};
+      return std::string();
+    };
+    op.eval = [=](const Args &a, const Attrs &, EvalCtx &ctx) {
+      // Same arithmetic, in the same dtype, as the Python emission.
+      at::Tensor y = (absFirst ? at::abs(a[0]) : a[0]) * scale;
+      if (y.numel() > 0) {
+        auto d = y.to(at::kDouble);
+        auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
+        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>());
+      }
+      return at::clamp(at::floor(y), lo, hi).to(at::kLong);
+    };
+    op.python = std::move(py);
+    op.weight = 0;
+    op.floatArgsOnly = true;
+    return op;
+  };
+  // A loop's trip limit: floor(|x| * 2) clamped to [0, 4].
+  ops.push_back(floorToInt("trip_limit", "torch.clamp(torch.floor(torch.abs({0}) * 2.0), 0.0, 4.0).to(torch.int64)", 2.0, 0, 4, true));
+  // A switch index that is often out of range: floor(x * 2) clamped to [-3, 5].
+  ops.push_back(floorToInt("branch_index", "torch.clamp(torch.floor({0} * 2.0), -3.0, 5.0).to(torch.int64)", 2.0, -3, 5, false));
+  {
+    OpDef op;
+    op.name = "increment";
+    op.arity = 1;
+    op.type = [](const Types &a, const Attrs &, Type &out) {
+      if (!isIntegral(a[0].dtype)) return "increment needs an integer dtype, got " + typeToString(a[0]);
+      out = a[0];
+      return std::string();
+    };
+    op.eval = [](const Args &a, const Attrs &, EvalCtx &) { return at::add(a[0], 1); };
+    op.python = "torch.add({0}, 1)";
+    op.weight = 0;
+    op.floatArgsOnly = false;
+    ops.push_back(op);
+  }
+
   // where(cond, a, b): cond must be bool; output is the broadcast of all three.
   {
     OpDef op;

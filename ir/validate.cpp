@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ir/constructs.h"
 #include "ir/op_registry.h"
 
 namespace vf {
@@ -89,8 +90,9 @@ private:
     types(scopes, b.yields, "yield: ");
   }
 
-  void region(const Block &r, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &paramTypes,
-              const std::vector<Type> &yieldTypes, const std::string &ctx, const std::string &regionName) {
+  /// Validates a region against its parameter types; returns the types it yields.
+  std::vector<Type> region(const Block &r, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &paramTypes,
+                           const std::string &ctx, const std::string &regionName) {
     if (r.params.size() != paramTypes.size())
       throw Err(ctx + regionName + " takes " + std::to_string(r.params.size()) + " parameter(s) but gets " +
                 std::to_string(paramTypes.size()) + " operand(s)");
@@ -103,35 +105,52 @@ private:
     block(r, scopes);
     auto ys = types(scopes, r.yields, ctx + regionName + " yield: ");
     scopes.pop_back();
-    if (ys.size() != yieldTypes.size())
-      throw Err(ctx + regionName + " yields " + std::to_string(ys.size()) + " value(s), expected " +
-                std::to_string(yieldTypes.size()));
-    for (size_t i = 0; i < ys.size(); ++i)
-      if (ys[i] != yieldTypes[i])
-        throw Err(ctx + regionName + " output " + std::to_string(i) + " is " + typeToString(ys[i]) + " but must be " +
-                  typeToString(yieldTypes[i]));
+    return ys;
   }
 
-  void cond(const Stmt &s, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &args) {
+  static std::string regionName(const Stmt &s, size_t i) {
+    if (s.op == "cond") return i == 0 ? "then-branch" : "else-branch";
+    if (s.op == "switch") return "branch " + std::to_string(i);
+    if (s.op == "while_loop") return i == 0 ? "cond_fn" : "body_fn";
+    return "combine_fn";
+  }
+
+  void construct(const Stmt &s, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &args) {
     std::string ctx = where(s);
-    if (args.empty()) throw Err(ctx + "cond needs a predicate");
-    if (args[0].dtype != DType::b8 || args[0].numel() != 1)
-      throw Err(ctx + "cond predicate must be a one-element bool tensor, got " + typeToString(args[0]));
-    if (s.regions.size() != 2) throw Err(ctx + "cond needs exactly 2 regions (then, else)");
-    if (!s.attrs.items.empty()) throw Err(ctx + "cond takes no attributes");
-    std::vector<Type> operands(args.begin() + 1, args.end());
-    std::vector<Type> outs;
-    for (const auto &r : s.results) outs.push_back(r.type);
-    region(s.regions[0], scopes, operands, outs, ctx, "then-branch");
-    region(s.regions[1], scopes, operands, outs, ctx, "else-branch");
+    std::vector<std::vector<Type>> params, yields;
+    if (auto e = constructParams(s, args, params); !e.empty()) throw Err(ctx + e);
+    std::vector<Type> declared;
+    for (const auto &r : s.results) declared.push_back(r.type);
+    for (size_t i = 0; i < s.regions.size(); ++i) {
+      yields.push_back(region(s.regions[i], scopes, params[i], ctx, regionName(s, i)));
+      if (s.op != "cond" && s.op != "switch") continue;
+      // Branches: each must yield exactly the declared results.
+      const auto &ys = yields.back();
+      if (ys.size() != declared.size())
+        throw Err(ctx + regionName(s, i) + " yields " + std::to_string(ys.size()) + " value(s), expected " +
+                  std::to_string(declared.size()));
+      for (size_t k = 0; k < ys.size(); ++k)
+        if (ys[k] != declared[k])
+          throw Err(ctx + regionName(s, i) + " output " + std::to_string(k) + " is " + typeToString(ys[k]) +
+                    " but must be " + typeToString(declared[k]));
+    }
+    std::vector<Type> results;
+    if (auto e = constructResults(s, args, yields, results); !e.empty()) throw Err(ctx + e);
+    if (results.size() != declared.size())
+      throw Err(ctx + s.op + " gives " + std::to_string(results.size()) + " value(s) but " +
+                std::to_string(declared.size()) + " are declared");
+    for (size_t k = 0; k < results.size(); ++k)
+      if (results[k] != declared[k])
+        throw Err(ctx + "result " + std::to_string(k) + " is declared " + typeToString(declared[k]) + " but " + s.op +
+                  " gives " + typeToString(results[k]));
   }
 
   void stmt(const Stmt &s, std::vector<std::map<ValueId, Type>> &scopes) {
     std::string ctx = where(s);
     if (s.results.empty()) throw Err("a '" + s.op + "' statement defines no value");
     auto args = types(scopes, s.args, ctx);
-    if (s.op == "cond") {
-      cond(s, scopes, args);
+    if (isConstruct(s.op)) {
+      construct(s, scopes, args);
     } else {
       if (!s.regions.empty()) throw Err(ctx + "op '" + s.op + "' takes no regions");
       if (s.results.size() != 1) throw Err(ctx + "op '" + s.op + "' defines exactly one value");

@@ -1,5 +1,7 @@
 #include "oracles/reference.h"
 
+#include <algorithm>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "generators/data.h"
@@ -7,6 +9,8 @@
 
 namespace vf {
 namespace {
+
+constexpr int kMaxIterations = 10000;
 
 class Interp {
 public:
@@ -38,6 +42,42 @@ private:
       bool p = a[0].item<bool>();
       std::vector<at::Tensor> operands(a.begin() + 1, a.end());
       res = block(s.regions[p ? 0 : 1], operands);
+    } else if (s.op == "switch") {
+      int64_t n = static_cast<int64_t>(s.regions.size());
+      int64_t i = std::clamp<int64_t>(a[0].item<int64_t>(), 0, n - 1);
+      res = block(s.regions[i], std::vector<at::Tensor>(a.begin() + 1, a.end()));
+    } else if (s.op == "while_loop") {
+      res = a;
+      // The generator bounds every loop; this guard turns a runaway loop into an error.
+      for (int iter = 0; block(s.regions[0], res)[0].item<bool>(); ++iter) {
+        if (iter >= kMaxIterations) throw std::runtime_error("while_loop ran more than 10000 iterations");
+        res = block(s.regions[1], res);
+      }
+    } else if (s.op == "scan") {
+      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+      bool reverse = s.attrs.getBool("reverse");
+      std::vector<at::Tensor> carry(a.begin(), a.begin() + k);
+      int64_t len = a[k].size(0);
+      std::vector<std::vector<at::Tensor>> ys(s.results.size() - k);
+      for (int64_t step = 0; step < len; ++step) {
+        int64_t t = reverse ? len - 1 - step : step;
+        std::vector<at::Tensor> in = carry;
+        for (size_t x = k; x < a.size(); ++x) in.push_back(a[x].select(0, t));
+        auto out = block(s.regions[0], in);
+        carry.assign(out.begin(), out.begin() + k);
+        for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
+      }
+      res = carry;
+      for (size_t y = 0; y < ys.size(); ++y) {
+        // Outputs are stacked in scan order of the xs: reversed scans fill from the back.
+        if (reverse) std::reverse(ys[y].begin(), ys[y].end());
+        if (ys[y].empty()) {
+          auto shape = s.results[k + y].type.shape;
+          res.push_back(at::empty(shape, at::TensorOptions().dtype(toScalarType(s.results[k + y].type.dtype))));
+        } else {
+          res.push_back(at::stack(ys[y], 0));
+        }
+      }
     } else {
       const OpDef *op = findOp(s.op);
       EvalCtx ctx;
