@@ -77,3 +77,36 @@ TEST(Validate, RejectsABatchSpecThatDoesNotFit) {
   c = parseCase("vmap size=2 in_dims=(-2) out_dims=(-3)\nfunc(%0: f32[3]) {\n  return %0\n}\n");
   EXPECT_NE(validateCase(c).find("out_dims -3 out of range"), std::string::npos);
 }
+
+TEST(Validate, RejectsALoopCarryThatChangesType) {
+  std::string e = check(
+      "  %2: f32[3], %3: f32[2,3] = while_loop(%0, %1) [\n"
+      "    (%4: f32[3], %5: f32[2,3]) { %6: f32[] = sum_all(%4)\n %7: bool[] = gt_scalar(%6) {value=0.0}\n yield %7 }\n"
+      "    (%8: f32[3], %9: f32[2,3]) { %10: f32[] = sum_all(%8)\n yield %10, %9 }\n  ]\n  return %2\n");
+  EXPECT_NE(e.find("body_fn yields (f32[], f32[2,3]) but the carries are (f32[3], f32[2,3])"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsALoopConditionThatIsNotABool) {
+  std::string e = check(
+      "  %2: f32[3] = while_loop(%0) [\n    (%4: f32[3]) { yield %4 }\n    (%8: f32[3]) { yield %8 }\n  ]\n  return %2\n");
+  EXPECT_NE(e.find("cond_fn must yield one one-element bool"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsAScanCarryMismatch) {
+  std::string e = check(
+      "  %2: f32[3], %3: f32[2,3] = scan(%0, %1) {ncarry=1, reverse=false} [\n"
+      "    (%4: f32[3], %5: f32[3]) { %6: f32[] = sum_all(%4)\n yield %6, %5 }\n  ]\n  return %2\n");
+  EXPECT_NE(e.find("scan combine_fn must yield the carries (f32[3]) first"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsScanXsOfDifferentLengths) {
+  std::string e = check(
+      "  %2: f32[3], %3: f32[3] = scan(%0, %0, %1) {ncarry=1, reverse=false} [\n"
+      "    (%4: f32[3], %5: f32[], %6: f32[3]) { yield %4, %5 }\n  ]\n  return %2\n");
+  EXPECT_NE(e.find("scan xs have different lengths: 3 and 2"), std::string::npos) << e;
+}
+
+TEST(Validate, RejectsASwitchOnAFloatIndex) {
+  std::string e = check("  %2: f32[] = sum_all(%0)\n  %3: f32[3] = switch(%2) [\n    () { yield %0 }\n  ]\n  return %3\n");
+  EXPECT_NE(e.find("switch index must be a one-element integer tensor"), std::string::npos) << e;
+}
