@@ -92,9 +92,21 @@ private:
     return d;
   }
 
-  Attr drawAttr(AttrDomain dom, const std::vector<Type> &args) {
+  /// `sofar`: the attributes drawn before this one (Index and Indices depend on `dim`).
+  Attr drawAttr(AttrDomain dom, const std::vector<Type> &args, const Attrs &sofar = {}) {
     int64_t r = args.empty() ? 0 : args[0].rank();
     switch (dom) {
+    case AttrDomain::Index:
+    case AttrDomain::Indices: {
+      const Attr *d = sofar.find("dim");
+      auto w = (d && r > 0) ? wrapDim(std::get<int64_t>(*d), r) : std::nullopt;
+      int64_t size = w ? args[0].shape[*w] : 1;
+      if (size < 1) return int64_t{0};
+      if (dom == AttrDomain::Index) return draw(0, size - 1);
+      IntList idx(draw(1, 3));
+      for (auto &i : idx) i = draw(0, size - 1);
+      return idx;
+    }
     case AttrDomain::Dim: return draw(-std::max<int64_t>(r, 1), std::max<int64_t>(r, 1) - 1);
     case AttrDomain::NewDim: return draw(-(r + 1), r);
     case AttrDomain::Bool: return chance(50);
@@ -138,7 +150,7 @@ private:
         types.push_back(d.type);
       }
       Attrs attrs;
-      for (const auto &spec : op.attrs) attrs.set(spec.name, drawAttr(spec.domain, types));
+      for (const auto &spec : op.attrs) attrs.set(spec.name, drawAttr(spec.domain, types, attrs));
       Type out;
       std::string err;
       if (!inferOpType(op.name, types, attrs, out, err)) continue;
@@ -159,7 +171,7 @@ private:
     for (int tries = 0; tries < 6; ++tries) {
       const OpDef &op = *pick(unary);
       Attrs attrs;
-      for (const auto &spec : op.attrs) attrs.set(spec.name, drawAttr(spec.domain, {t}));
+      for (const auto &spec : op.attrs) attrs.set(spec.name, drawAttr(spec.domain, {t}, attrs));
       Type out;
       std::string err;
       if (!inferOpType(op.name, {t}, attrs, out, err) || out != t) continue;

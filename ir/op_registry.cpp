@@ -48,6 +48,25 @@ std::string checkAttrs(const OpDef &op, const std::vector<Type> &args, const Att
     case AttrDomain::Scalar:
       if (!std::holds_alternative<double>(*a) && !std::holds_alternative<int64_t>(*a)) return bad("expected a number");
       break;
+    case AttrDomain::Index:
+    case AttrDomain::Indices: {
+      const Attr *dimAttr = attrs.find("dim");
+      if (!dimAttr || !std::holds_alternative<int64_t>(*dimAttr) || r == 0) return bad("needs a valid dim of a tensor");
+      auto d = wrapDim(std::get<int64_t>(*dimAttr), r);
+      if (!d) return bad("needs a valid dim");
+      int64_t size = args[0].shape[*d];
+      IntList idx;
+      if (spec.domain == AttrDomain::Index) {
+        if (!std::holds_alternative<int64_t>(*a)) return bad("expected an index");
+        idx = {std::get<int64_t>(*a)};
+      } else {
+        if (!std::holds_alternative<IntList>(*a) || std::get<IntList>(*a).empty()) return bad("expected a list of indices");
+        idx = std::get<IntList>(*a);
+      }
+      for (auto i : idx)
+        if (i < 0 || i >= size) return bad("index out of range for size " + std::to_string(size));
+      break;
+    }
     }
   }
   return "";

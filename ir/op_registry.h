@@ -21,6 +21,8 @@ enum class AttrDomain {
   Perm,      ///< a permutation of argument 0's dims
   Bool,      ///< true / false
   Scalar,    ///< a float scalar in [-2, 2]
+  Index,     ///< an index into argument 0 along the op's `dim` attribute: [0, size)
+  Indices,   ///< 1 to 3 such indices
 };
 
 struct AttrSpec {

@@ -156,6 +156,31 @@ OpDef fullReduction(std::string name, std::string py, std::function<at::Tensor(c
   return op;
 }
 
+OpDef makeOp(std::string name, int arity, std::vector<AttrSpec> attrs, TypeRule type, EvalFn eval, std::string py,
+             double weight = 1.0, bool floatArgsOnly = true, bool view = false) {
+  OpDef op;
+  op.name = std::move(name);
+  op.arity = arity;
+  op.attrs = std::move(attrs);
+  op.type = std::move(type);
+  op.eval = std::move(eval);
+  op.python = std::move(py);
+  op.weight = weight;
+  op.floatArgsOnly = floatArgsOnly;
+  op.view = view;
+  return op;
+}
+
+int64_t dimOf(const Type &t, const Attrs &a, const char *name = "dim") { return *wrapDim(a.getInt(name), t.rank()); }
+
+/// Rounding sits on a decision boundary at every half (round) or integer (floor).
+void noteRounding(const at::Tensor &x, double offset, EvalCtx &ctx) {
+  if (x.numel() == 0) return;
+  auto d = x.to(at::kDouble) + offset;
+  auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
+  ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>());
+}
+
 std::vector<OpDef> buildOps() {
   std::vector<OpDef> ops;
   // Pointwise unary (floating). Domain-restricted functions are made total.
@@ -328,6 +353,190 @@ std::vector<OpDef> buildOps() {
     op.floatArgsOnly = false;
     ops.push_back(op);
   }
+  // ---- more comparisons and logic ----
+  ops.push_back(compare("ge", "torch.ge({0}, {1})", [](auto &a, auto &b) { return at::ge(a, b); }));
+  ops.push_back(compare("le", "torch.le({0}, {1})", [](auto &a, auto &b) { return at::le(a, b); }));
+  auto boolRule = [](int n) {
+    return [n](const Types &a, const Attrs &, Type &out) {
+      Shape s = a[0].shape;
+      for (int i = 0; i < n; ++i) {
+        if (a[i].dtype != DType::b8) return "logical ops need bool operands, got " + typeToString(a[i]);
+        auto b = broadcastShapes(s, a[i].shape);
+        if (!b) return std::string("operands do not broadcast");
+        s = *b;
+      }
+      out = {DType::b8, s};
+      return std::string();
+    };
+  };
+  ops.push_back(makeOp("logical_and", 2, {}, boolRule(2), [](const Args &a, const Attrs &, EvalCtx &) { return at::logical_and(a[0], a[1]); },
+                       "torch.logical_and({0}, {1})", 0.4, false));
+  ops.push_back(makeOp("logical_or", 2, {}, boolRule(2), [](const Args &a, const Attrs &, EvalCtx &) { return at::logical_or(a[0], a[1]); },
+                       "torch.logical_or({0}, {1})", 0.4, false));
+  ops.push_back(makeOp("logical_not", 1, {}, boolRule(1), [](const Args &a, const Attrs &, EvalCtx &) { return at::logical_not(a[0]); },
+                       "torch.logical_not({0})", 0.4, false));
+
+  // ---- more reductions and scans along a dim ----
+  ops.push_back(reduction("prod", "torch.prod({0}, dim={dim}, keepdim={keepdim})", [](auto &x, int64_t d, bool k) { return at::prod(x, d, k); }));
+  for (const char *name : {"any", "all"}) {
+    bool isAny = std::string(name) == "any";
+    OpDef op = makeOp(name, 1, {{"dim", AttrDomain::Dim}, {"keepdim", AttrDomain::Bool}}, reduceRule(false, false),
+                      [isAny](const Args &a, const Attrs &at_, EvalCtx &) {
+                        return isAny ? at::any(a[0], at_.getInt("dim"), at_.getBool("keepdim"))
+                                     : at::all(a[0], at_.getInt("dim"), at_.getBool("keepdim"));
+                      },
+                      std::string("torch.") + name + "({0}, dim={dim}, keepdim={keepdim})", 0.4, false);
+    auto base = op.type;
+    op.type = [base](const Types &a, const Attrs &at_, Type &out) {
+      if (a[0].dtype != DType::b8) return "any/all take bool here, got " + typeToString(a[0]);
+      return base(a, at_, out);
+    };
+    ops.push_back(op);
+  }
+  auto alongDim = [&](std::string name, std::string py, std::function<at::Tensor(const at::Tensor &, int64_t)> f, double w) {
+    return makeOp(std::move(name), 1, {{"dim", AttrDomain::Dim}}, sameType(true),
+                  [f](const Args &a, const Attrs &at_, EvalCtx &) { return f(a[0], at_.getInt("dim")); }, std::move(py), w);
+  };
+  ops.push_back(alongDim("cumsum", "torch.cumsum({0}, dim={dim})", [](auto &x, int64_t d) { return at::cumsum(x, d); }, 0.7));
+  ops.push_back(alongDim("cumprod", "torch.cumprod({0}, dim={dim})", [](auto &x, int64_t d) { return at::cumprod(x, d); }, 0.4));
+  ops.push_back(alongDim("softmax", "torch.softmax({0}, dim={dim})", [](auto &x, int64_t d) { return at::softmax(x, d); }, 0.7));
+  ops.push_back(alongDim("log_softmax", "torch.log_softmax({0}, dim={dim})", [](auto &x, int64_t d) { return at::log_softmax(x, d); }, 0.5));
+
+  // ---- products with fixed ranks ----
+  auto fixedRanks = [](int64_t ra, int64_t rb) {
+    return [ra, rb](const Types &a, const Attrs &at_, Type &out) {
+      if (a[0].rank() != ra || a[1].rank() != rb)
+        return "needs operands of rank " + std::to_string(ra) + " and " + std::to_string(rb) + ", got " + typeToString(a[0]) +
+               " and " + typeToString(a[1]);
+      if (ra == 1 && rb == 1) { // outer
+        if (a[0].dtype != a[1].dtype) return std::string("operands need equal dtypes");
+        out = {a[0].dtype, {a[0].shape[0], a[1].shape[0]}};
+        return std::string();
+      }
+      if (ra == 3 && a[0].shape[0] != a[1].shape[0]) return std::string("bmm batch sizes differ");
+      return matmulType(a, at_, out);
+    };
+  };
+  ops.push_back(makeOp("mm", 2, {}, fixedRanks(2, 2), [](const Args &a, const Attrs &, EvalCtx &) { return at::mm(a[0], a[1]); },
+                       "torch.mm({0}, {1})", 0.7));
+  ops.push_back(makeOp("bmm", 2, {}, fixedRanks(3, 3), [](const Args &a, const Attrs &, EvalCtx &) { return at::bmm(a[0], a[1]); },
+                       "torch.bmm({0}, {1})", 0.5));
+  ops.push_back(makeOp("outer", 2, {}, fixedRanks(1, 1), [](const Args &a, const Attrs &, EvalCtx &) { return at::outer(a[0], a[1]); },
+                       "torch.outer({0}, {1})", 0.7));
+
+  // ---- more views ----
+  ops.push_back(makeOp("flatten", 1, {}, [](const Types &a, const Attrs &, Type &out) {
+                         out = {a[0].dtype, {a[0].numel()}};
+                         return std::string();
+                       }, [](const Args &a, const Attrs &, EvalCtx &) { return at::flatten(a[0]); }, "torch.flatten({0})", 0.6, false, true));
+  ops.push_back(makeOp("squeeze", 1, {{"dim", AttrDomain::Dim}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         out = a[0];
+                         if (a[0].rank() > 0 && a[0].shape[dimOf(a[0], at_)] == 1) out.shape.erase(out.shape.begin() + dimOf(a[0], at_));
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::squeeze(a[0], at_.getInt("dim")); },
+                       "torch.squeeze({0}, {dim})", 0.6, false, true));
+  ops.push_back(makeOp("movedim", 1, {{"dim", AttrDomain::Dim}, {"to", AttrDomain::Dim}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         out = a[0];
+                         if (a[0].rank() == 0) return std::string();
+                         int64_t from = dimOf(a[0], at_), to = dimOf(a[0], at_, "to");
+                         int64_t size = out.shape[from];
+                         out.shape.erase(out.shape.begin() + from);
+                         out.shape.insert(out.shape.begin() + to, size);
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::movedim(a[0], at_.getInt("dim"), at_.getInt("to")); },
+                       "torch.movedim({0}, {dim}, {to})", 0.6, false, true));
+  ops.push_back(makeOp("diagonal", 1, {{"dim", AttrDomain::Dim}, {"dim2", AttrDomain::Dim}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         if (a[0].rank() < 2) return "diagonal needs rank >= 2, got " + typeToString(a[0]);
+                         int64_t d1 = dimOf(a[0], at_), d2 = dimOf(a[0], at_, "dim2");
+                         if (d1 == d2) return std::string("diagonal needs two different dims");
+                         out = a[0];
+                         int64_t n = std::min(a[0].shape[d1], a[0].shape[d2]);
+                         out.shape.erase(out.shape.begin() + std::max(d1, d2));
+                         out.shape.erase(out.shape.begin() + std::min(d1, d2));
+                         out.shape.push_back(n);
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::diagonal(a[0], 0, at_.getInt("dim"), at_.getInt("dim2")); },
+                       "torch.diagonal({0}, 0, {dim}, {dim2})", 0.5, false, true));
+  auto atIndex = [](bool keepDim) {
+    return [keepDim](const Types &a, const Attrs &at_, Type &out) {
+      if (a[0].rank() == 0) return std::string("needs a tensor with dims");
+      out = a[0];
+      int64_t d = dimOf(a[0], at_);
+      if (keepDim) out.shape[d] = 1;
+      else out.shape.erase(out.shape.begin() + d);
+      return std::string();
+    };
+  };
+  ops.push_back(makeOp("select", 1, {{"dim", AttrDomain::Dim}, {"index", AttrDomain::Index}}, atIndex(false),
+                       [](const Args &a, const Attrs &at_, EvalCtx &) { return a[0].select(at_.getInt("dim"), at_.getInt("index")); },
+                       "torch.select({0}, {dim}, {index})", 0.6, false, true));
+  ops.push_back(makeOp("narrow", 1, {{"dim", AttrDomain::Dim}, {"start", AttrDomain::Index}}, atIndex(true),
+                       [](const Args &a, const Attrs &at_, EvalCtx &) { return a[0].narrow(at_.getInt("dim"), at_.getInt("start"), 1); },
+                       "torch.narrow({0}, {dim}, {start}, 1)", 0.5, false, true));
+  ops.push_back(makeOp("expand_as", 2, {}, [](const Types &a, const Attrs &, Type &out) {
+                         auto b = broadcastShapes(a[0].shape, a[1].shape);
+                         if (!b || *b != a[1].shape) return typeToString(a[0]) + " does not expand to " + typeToString(a[1]);
+                         out = {a[0].dtype, a[1].shape};
+                         return std::string();
+                       }, [](const Args &a, const Attrs &, EvalCtx &) { return a[0].expand_as(a[1]); },
+                       "{0}.expand_as({1})", 0.6, false, true));
+
+  // ---- indexing, joining ----
+  ops.push_back(makeOp("index_select", 1, {{"dim", AttrDomain::Dim}, {"indices", AttrDomain::Indices}},
+                       [](const Types &a, const Attrs &at_, Type &out) {
+                         if (a[0].rank() == 0) return std::string("index_select needs a tensor with dims");
+                         out = a[0];
+                         out.shape[dimOf(a[0], at_)] = static_cast<int64_t>(at_.getInts("indices").size());
+                         return std::string();
+                       },
+                       [](const Args &a, const Attrs &at_, EvalCtx &) {
+                         return at::index_select(a[0], at_.getInt("dim"), at::tensor(at_.getInts("indices"), at::kLong));
+                       },
+                       "torch.index_select({0}, {dim}, torch.tensor({indices}))", 0.6, false));
+  ops.push_back(makeOp("cat", 2, {{"dim", AttrDomain::Dim}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         if (a[0].rank() == 0 || a[0].rank() != a[1].rank() || a[0].dtype != a[1].dtype)
+                           return "cat needs equal ranks (>= 1) and dtypes, got " + typeToString(a[0]) + " and " + typeToString(a[1]);
+                         int64_t d = dimOf(a[0], at_);
+                         for (int64_t i = 0; i < a[0].rank(); ++i)
+                           if (i != d && a[0].shape[i] != a[1].shape[i]) return std::string("cat: other dims differ");
+                         out = a[0];
+                         out.shape[d] += a[1].shape[d];
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::cat({a[0], a[1]}, at_.getInt("dim")); },
+                       "torch.cat(({0}, {1}), dim={dim})", 0.7, false));
+  ops.push_back(makeOp("stack", 2, {{"dim", AttrDomain::NewDim}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         if (a[0] != a[1]) return "stack needs equal types, got " + typeToString(a[0]) + " and " + typeToString(a[1]);
+                         out = a[0];
+                         out.shape.insert(out.shape.begin() + *wrapDim(at_.getInt("dim"), a[0].rank() + 1), 2);
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::stack({a[0], a[1]}, at_.getInt("dim")); },
+                       "torch.stack(({0}, {1}), dim={dim})", 0.7, false));
+
+  // ---- clamping, rounding, casts, constructors ----
+  ops.push_back(makeOp("clamp", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &) { return at::clamp(a[0], -0.5, 0.5); },
+                       "torch.clamp({0}, -0.5, 0.5)", 0.6));
+  ops.push_back(makeOp("floor", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &ctx) {
+                         noteRounding(a[0], 0.0, ctx);
+                         return at::floor(a[0]);
+                       }, "torch.floor({0})", 0.4));
+  ops.push_back(makeOp("round", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &ctx) {
+                         noteRounding(a[0], 0.5, ctx);
+                         return at::round(a[0]);
+                       }, "torch.round({0})", 0.4));
+  auto castTo = [](DType to) {
+    return [to](const Types &a, const Attrs &, Type &out) {
+      out = {to, a[0].shape};
+      return std::string();
+    };
+  };
+  ops.push_back(makeOp("to_f64", 1, {}, castTo(DType::f64), [](const Args &a, const Attrs &, EvalCtx &) { return a[0].to(at::kDouble); },
+                       "{0}.to(torch.float64)", 0.4, false));
+  ops.push_back(makeOp("to_f32", 1, {}, castTo(DType::f32), [](const Args &a, const Attrs &, EvalCtx &) { return a[0].to(at::kFloat); },
+                       "{0}.to(torch.float32)", 0.6, false));
+  ops.push_back(makeOp("zeros_like", 1, {}, sameType(false), [](const Args &a, const Attrs &, EvalCtx &) { return at::zeros_like(a[0]); },
+                       "torch.zeros_like({0})", 0.3, false));
+  ops.push_back(makeOp("ones_like", 1, {}, sameType(false), [](const Args &a, const Attrs &, EvalCtx &) { return at::ones_like(a[0]); },
+                       "torch.ones_like({0})", 0.3, false));
   return ops;
 }
 
