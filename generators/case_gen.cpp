@@ -111,6 +111,16 @@ private:
     case AttrDomain::NewDim: return draw(-(r + 1), r);
     case AttrDomain::Bool: return chance(50);
     case AttrDomain::Scalar: return static_cast<double>(draw(-8, 8)) / 4.0;
+    case AttrDomain::Count: return draw(1, 3);
+    case AttrDomain::Shape: {
+      // Same elements, another arrangement: all in one dim, the dims reversed, or a 1 added.
+      Shape s = args.empty() ? Shape{} : args[0].shape;
+      switch (draw(0, 2)) {
+      case 0: return IntList{args.empty() ? 1 : args[0].numel()};
+      case 1: return IntList(s.rbegin(), s.rend());
+      default: s.insert(s.begin() + draw(0, static_cast<int64_t>(s.size())), 1); return IntList(s);
+      }
+    }
     case AttrDomain::Perm: {
       IntList p(r);
       for (int64_t i = 0; i < r; ++i) p[i] = i;
@@ -271,12 +281,16 @@ private:
   /// cond on a one-element bool that splits the batch: a sum of (mostly) an input compared
   /// with 0, so that examples with independent data take different branches.
   void condStmt(Block &b, int depth) {
-    Attrs zero;
-    zero.set("value", 0.0);
-    ValueId pred = unaryStmt(b, "gt_scalar", splittingScalar(b), DType::b8, zero);
+    Stmt s{"cond", {}, {}, {}, {}};
+    if (chance(pol_.pythonBoolPercent)) {
+      s.attrs.set("pred", chance(50)); // a Python bool: the same branch for every example
+    } else {
+      Attrs zero;
+      zero.set("value", 0.0);
+      s.args.push_back(unaryStmt(b, "gt_scalar", splittingScalar(b), DType::b8, zero));
+    }
     auto operands = distinctOperands(scaled(0, pol_.maxOperands));
     auto outTypes = outputTypesDrawn();
-    Stmt s{"cond", {pred}, {}, {}, {}};
     for (const auto &o : operands) s.args.push_back(o.id);
     ValueId first = next_;
     next_ += static_cast<ValueId>(outTypes.size()); // results numbered before the regions

@@ -19,6 +19,7 @@ struct GenPolicy {
   int switchWeight = 2;
   int whileWeight = 2;
   int scanWeight = 2;
+  int pythonBoolPercent = 10; ///< chance (%) that a cond's predicate is a Python bool
   int maxOperands = 3;        ///< explicit operands of a construct: 0..maxOperands
   int maxRegionOutputs = 2;   ///< values each region returns: 1..maxRegionOutputs
   int maxOutputs = 3;         ///< program outputs: 1..maxOutputs

@@ -14,7 +14,8 @@ void walk(const Block &b, std::set<ValueId> visible, int depth, std::set<std::st
       f.insert(s.op);
       if (s.results.size() > 1) f.insert(s.op + "-multi-output");
       if (depth >= 1) f.insert("nested-construct");
-      if (s.args.size() == 1 && s.op == "cond") f.insert("cond-no-operands");
+      if (s.op == "cond" && s.attrs.find("pred")) f.insert("cond-python-bool");
+      else if (s.args.size() == 1 && s.op == "cond") f.insert("cond-no-operands");
       for (const auto &r : s.regions) {
         std::set<ValueId> own;
         for (const auto &p : r.params) own.insert(p.id);
@@ -58,7 +59,7 @@ std::vector<std::string> featuresOf(const Case &c) {
 
 const std::vector<std::string> &Coverage::rows() {
   static const std::vector<std::string> r = {
-      "cond", "cond-multi-output", "cond-no-operands", "switch", "while_loop", "scan", "nested-construct", "capture", "vmap-levels=1",
+      "cond", "cond-multi-output", "cond-no-operands", "cond-python-bool", "switch", "while_loop", "scan", "nested-construct", "capture", "vmap-levels=1",
       "vmap-levels=2", "batch=1", "chunk_size", "in_dims=None", "in_dims=0", "in_dims>0", "in_dims<0",
       "out_dims=0", "out_dims>0", "out_dims<0", "0-d input"};
   return r;

@@ -54,7 +54,11 @@ private:
   /// Emits statements and the return. Control-flow regions may not return an alias of their
   /// inputs or of each other, so a region's yield is cloned unless the region computed it
   /// itself with an op that is not a view, and only its first occurrence is returned as is.
-  void block(std::ostream &os, const Block &b, int indent, bool isRegion = false, Ret ret = Ret::Tuple, size_t split = 0) {
+  /// `carries`: how many leading yields are loop carries. torch wants a carry's metadata,
+  /// strides included, to match the initial value's, so carries are returned as fresh
+  /// contiguous tensors and the initial values are passed contiguous.
+  void block(std::ostream &os, const Block &b, int indent, bool isRegion = false, Ret ret = Ret::Tuple, size_t split = 0,
+             size_t carries = 0) {
     std::string pad(indent, ' ');
     std::set<ValueId> own;
     for (const auto &s : b.stmts) {
@@ -67,7 +71,8 @@ private:
     std::set<ValueId> returned;
     for (auto y : b.yields) {
       bool fresh = own.count(y) && returned.insert(y).second;
-      ys.push_back(isRegion && !fresh ? v(y) + ".clone()" : v(y));
+      if (ys.size() < carries) ys.push_back(v(y) + ".clone(memory_format=torch.contiguous_format)");
+      else ys.push_back(isRegion && !fresh ? v(y) + ".clone()" : v(y));
     }
     if (ret == Ret::Single) os << pad << "return " << ys.at(0) << "\n";
     else if (ret == Ret::CarryAndYs)
@@ -77,11 +82,17 @@ private:
   }
 
   /// `def NAME(params):` and the region's body.
-  void function(std::ostream &os, const std::string &name, const Block &r, int indent, Ret ret = Ret::Tuple) {
+  void function(std::ostream &os, const std::string &name, const Block &r, int indent, Ret ret = Ret::Tuple,
+                size_t carries = 0) {
     std::vector<std::string> ps;
     for (const auto &d : r.params) ps.push_back(v(d.id));
     os << std::string(indent, ' ') << "def " << name << "(" << join(ps) << "):\n";
-    block(os, r, indent + 4, true, ret);
+    block(os, r, indent + 4, true, ret, 0, carries);
+  }
+
+  static std::vector<std::string> contiguous(std::vector<std::string> xs) {
+    for (auto &x : xs) x += ".contiguous()";
+    return xs;
   }
 
   static std::string unpackTarget(const std::vector<std::string> &names) {
@@ -99,8 +110,10 @@ private:
     if (s.op == "cond") {
       function(os, "true_fn_" + tag, s.regions[0], indent);
       function(os, "false_fn_" + tag, s.regions[1], indent);
-      os << pad << unpackTarget(results) << " = torch.cond(" << args[0] << ", true_fn_" << tag << ", false_fn_" << tag
-         << ", " << tupleOr({args.begin() + 1, args.end()}) << ")\n";
+      bool pythonBool = s.attrs.find("pred") != nullptr;
+      std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
+      os << pad << unpackTarget(results) << " = torch.cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag
+         << ", " << tupleOr({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
     } else if (s.op == "switch") {
       std::vector<std::string> names;
       for (size_t k = 0; k < s.regions.size(); ++k) {
@@ -111,9 +124,9 @@ private:
          << tupleOr({args.begin() + 1, args.end()}) << ")\n";
     } else if (s.op == "while_loop") {
       function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single);
-      function(os, "body_fn_" + tag, s.regions[1], indent);
+      function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size());
       os << pad << unpackTarget(results) << " = torch.while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
-         << tupleText(args) << ")\n";
+         << tupleText(contiguous(args)) << ")\n";
     } else if (s.op == "scan") {
       size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
       const Block &r = s.regions[0];
@@ -122,10 +135,10 @@ private:
       os << pad << "def combine_fn_" << tag << "(carry, x):\n";
       os << pad << "    " << unpackTarget(carries) << " = carry\n";
       os << pad << "    " << unpackTarget(xs) << " = x\n";
-      block(os, r, indent + 4, true, Ret::CarryAndYs, k);
+      block(os, r, indent + 4, true, Ret::CarryAndYs, k, k);
       std::vector<std::string> finals(results.begin(), results.begin() + k), ys(results.begin() + k, results.end());
       os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
-         << tag << ", " << tupleText({args.begin(), args.begin() + k}) << ", " << tupleText({args.begin() + k, args.end()})
+         << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
     } else {
       os << pad << results[0] << " = " << emitPython(*findOp(s.op), args, s.attrs) << "\n";

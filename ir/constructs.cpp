@@ -42,6 +42,14 @@ bool isConstruct(const std::string &op) {
 std::string constructParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
   params.clear();
   auto noAttrs = [&]() -> std::string { return s.attrs.items.empty() ? "" : s.op + " takes no attributes"; };
+  if (s.op == "cond" && s.attrs.find("pred")) {
+    // A Python bool predicate: no predicate tensor, every argument is an operand.
+    if (!std::holds_alternative<bool>(*s.attrs.find("pred")) || s.attrs.items.size() != 1)
+      return "cond takes only {pred=true|false} as attributes";
+    if (s.regions.size() != 2) return "cond needs exactly 2 regions (then, else)";
+    params.assign(2, args);
+    return "";
+  }
   if (s.op == "cond" || s.op == "switch") {
     if (auto e = noAttrs(); !e.empty()) return e;
     bool isCond = s.op == "cond";

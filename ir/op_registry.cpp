@@ -48,6 +48,21 @@ std::string checkAttrs(const OpDef &op, const std::vector<Type> &args, const Att
     case AttrDomain::Scalar:
       if (!std::holds_alternative<double>(*a) && !std::holds_alternative<int64_t>(*a)) return bad("expected a number");
       break;
+    case AttrDomain::Shape: {
+      auto *l = std::get_if<IntList>(a);
+      if (!l) return bad("expected a shape");
+      int64_t n = 1;
+      for (auto d : *l) {
+        if (d < 0) return bad("negative size");
+        n *= d;
+      }
+      if (n != (args.empty() ? 1 : args[0].numel())) return bad("shape has a different number of elements");
+      break;
+    }
+    case AttrDomain::Count:
+      if (!std::holds_alternative<int64_t>(*a) || std::get<int64_t>(*a) < 1 || std::get<int64_t>(*a) > 8)
+        return bad("expected a count in [1, 8]");
+      break;
     case AttrDomain::Index:
     case AttrDomain::Indices: {
       const Attr *dimAttr = attrs.find("dim");

@@ -23,6 +23,8 @@ enum class AttrDomain {
   Scalar,    ///< a float scalar in [-2, 2]
   Index,     ///< an index into argument 0 along the op's `dim` attribute: [0, size)
   Indices,   ///< 1 to 3 such indices
+  Shape,     ///< a shape with as many elements as argument 0 (reshape)
+  Count,     ///< a small positive count in [1, 3] (chunks, split sizes, steps)
 };
 
 struct AttrSpec {

@@ -512,6 +512,74 @@ std::vector<OpDef> buildOps() {
                        }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::stack({a[0], a[1]}, at_.getInt("dim")); },
                        "torch.stack(({0}, {1}), dim={dim})", 0.7, false));
 
+  ops.push_back(makeOp("reshape", 1, {{"shape", AttrDomain::Shape}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         auto l = at_.getInts("shape");
+                         out = {a[0].dtype, Shape(l.begin(), l.end())};
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) { return at::reshape(a[0], at_.getInts("shape")); },
+                       "torch.reshape({0}, {shape})", 0.6, false, true));
+  // expand: a new leading dim of size `count`, and every size-1 dim kept (expand(count, -1, ...)).
+  ops.push_back(makeOp("expand", 1, {{"count", AttrDomain::Count}}, [](const Types &a, const Attrs &at_, Type &out) {
+                         out = a[0];
+                         out.shape.insert(out.shape.begin(), at_.getInt("count"));
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) {
+                         std::vector<int64_t> sizes(a[0].dim() + 1, -1);
+                         sizes[0] = at_.getInt("count");
+                         return a[0].expand(sizes);
+                       }, "{0}.expand({count}, *{0}.shape)", 0.5, false, true));
+  // slice with a step: every `step`-th element from `start` along `dim`.
+  ops.push_back(makeOp("slice", 1, {{"dim", AttrDomain::Dim}, {"start", AttrDomain::Index}, {"step", AttrDomain::Count}},
+                       [](const Types &a, const Attrs &at_, Type &out) {
+                         if (a[0].rank() == 0) return std::string("slice needs a tensor with dims");
+                         out = a[0];
+                         int64_t d = dimOf(a[0], at_), n = a[0].shape[d] - at_.getInt("start"), step = at_.getInt("step");
+                         out.shape[d] = n <= 0 ? 0 : (n + step - 1) / step;
+                         return std::string();
+                       },
+                       [](const Args &a, const Attrs &at_, EvalCtx &) {
+                         return a[0].slice(at_.getInt("dim"), at_.getInt("start"), INT64_MAX, at_.getInt("step"));
+                       },
+                       "torch.ops.aten.slice.Tensor({0}, {dim}, {start}, None, {step})", 0.5, false, true));
+  // chunk / split: one of the pieces, by `index` (an op yields one value).
+  auto pieceType = [](bool isChunk) {
+    return [isChunk](const Types &a, const Attrs &at_, Type &out) {
+      if (a[0].rank() == 0) return std::string("needs a tensor with dims");
+      int64_t d = dimOf(a[0], at_), size = a[0].shape[d], k = at_.getInt(isChunk ? "chunks" : "size");
+      int64_t piece = isChunk ? (size + k - 1) / k : k;
+      int64_t pieces = piece == 0 ? 0 : (size + piece - 1) / piece;
+      int64_t index = at_.getInt("index");
+      if (index >= pieces) return "only " + std::to_string(pieces) + " pieces";
+      out = a[0];
+      out.shape[d] = std::min(piece, size - index * piece);
+      return std::string();
+    };
+  };
+  ops.push_back(makeOp("chunk", 1, {{"dim", AttrDomain::Dim}, {"chunks", AttrDomain::Count}, {"index", AttrDomain::Index}}, pieceType(true),
+                       [](const Args &a, const Attrs &at_, EvalCtx &) {
+                         return at::chunk(a[0], at_.getInt("chunks"), at_.getInt("dim")).at(at_.getInt("index"));
+                       },
+                       "torch.chunk({0}, {chunks}, dim={dim})[{index}]", 0.5, false, true));
+  ops.push_back(makeOp("split", 1, {{"dim", AttrDomain::Dim}, {"size", AttrDomain::Count}, {"index", AttrDomain::Index}}, pieceType(false),
+                       [](const Args &a, const Attrs &at_, EvalCtx &) {
+                         return at::split(a[0], at_.getInt("size"), at_.getInt("dim")).at(at_.getInt("index"));
+                       },
+                       "torch.split({0}, {size}, dim={dim})[{index}]", 0.5, false, true));
+  // gather along `dim` with the index reversing that dim: out[..., i, ...] = x[..., n-1-i, ...].
+  ops.push_back(makeOp("gather_reversed", 1, {{"dim", AttrDomain::Dim}}, [](const Types &a, const Attrs &, Type &out) {
+                         if (a[0].rank() == 0) return std::string("gather needs a tensor with dims");
+                         out = a[0];
+                         return std::string();
+                       }, [](const Args &a, const Attrs &at_, EvalCtx &) {
+                         int64_t d = at_.getInt("dim");
+                         auto idx = at::flip(at::arange(a[0].size(d), at::kLong), {0});
+                         std::vector<int64_t> view(a[0].dim(), 1);
+                         view[*wrapDim(d, a[0].dim())] = a[0].size(d);
+                         return at::gather(a[0], d, idx.view(view).expand(a[0].sizes()).contiguous());
+                       },
+                       "torch.gather({0}, {dim}, torch.flip(torch.arange({0}.shape[{dim}]), [0]).view([-1 if i == {dim} % {0}.dim() else 1 for i in range({0}.dim())]).expand({0}.shape))",
+                       0.4, false));
+
   // ---- clamping, rounding, casts, constructors ----
   ops.push_back(makeOp("clamp", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &) { return at::clamp(a[0], -0.5, 0.5); },
                        "torch.clamp({0}, -0.5, 0.5)", 0.6));
@@ -530,9 +598,9 @@ std::vector<OpDef> buildOps() {
     };
   };
   ops.push_back(makeOp("to_f64", 1, {}, castTo(DType::f64), [](const Args &a, const Attrs &, EvalCtx &) { return a[0].to(at::kDouble); },
-                       "{0}.to(torch.float64)", 0.4, false));
+                       "{0}.to(torch.float64)", 0.4, false, /*view: same dtype returns self*/ true));
   ops.push_back(makeOp("to_f32", 1, {}, castTo(DType::f32), [](const Args &a, const Attrs &, EvalCtx &) { return a[0].to(at::kFloat); },
-                       "{0}.to(torch.float32)", 0.6, false));
+                       "{0}.to(torch.float32)", 0.6, false, /*view: same dtype returns self*/ true));
   ops.push_back(makeOp("zeros_like", 1, {}, sameType(false), [](const Args &a, const Attrs &, EvalCtx &) { return at::zeros_like(a[0]); },
                        "torch.zeros_like({0})", 0.3, false));
   ops.push_back(makeOp("ones_like", 1, {}, sameType(false), [](const Args &a, const Attrs &, EvalCtx &) { return at::ones_like(a[0]); },

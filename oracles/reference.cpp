@@ -39,8 +39,9 @@ private:
     auto a = args(s);
     std::vector<at::Tensor> res;
     if (s.op == "cond") {
-      bool p = a[0].item<bool>();
-      std::vector<at::Tensor> operands(a.begin() + 1, a.end());
+      bool pythonBool = s.attrs.find("pred") != nullptr;
+      bool p = pythonBool ? s.attrs.getBool("pred") : a[0].item<bool>();
+      std::vector<at::Tensor> operands(a.begin() + (pythonBool ? 0 : 1), a.end());
       res = block(s.regions[p ? 0 : 1], operands);
     } else if (s.op == "switch") {
       int64_t n = static_cast<int64_t>(s.regions.size());

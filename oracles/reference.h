@@ -6,7 +6,14 @@
 ///  - op: the registry's ATen evaluation of the op on this example's values.
 ///  - cond(pred, operands...) [then, else]: reads the one-element bool `pred`; runs only the
 ///    chosen region with its parameters bound to the operands (captured outer values are read
-///    directly); the construct's results are that region's yields.
+///    directly); the construct's results are that region's yields. With {pred=B} the
+///    predicate is the Python bool B and every argument is an operand.
+///  - switch(index, operands...) [branches...]: index clamped into [0, branches); runs that one.
+///  - while_loop(carries...) [cond_fn, body_fn]: while cond_fn(carries) is true, carries =
+///    body_fn(carries); results are the final carries (a native C++ loop).
+///  - scan(carries..., xs...) {ncarry, reverse} [combine_fn]: for t over dim 0 of the xs
+///    (backwards when reversed), (carries, y_t) = combine_fn(carries, xs[t]); results are the
+///    final carries and each y stacked at dim 0 by t.
 #include <string>
 #include <vector>
 

@@ -110,3 +110,32 @@ TEST(Validate, RejectsASwitchOnAFloatIndex) {
   std::string e = check("  %2: f32[] = sum_all(%0)\n  %3: f32[3] = switch(%2) [\n    () { yield %0 }\n  ]\n  return %3\n");
   EXPECT_NE(e.find("switch index must be a one-element integer tensor"), std::string::npos) << e;
 }
+
+TEST(Validate, RejectsEveryMalformedConstruct) {
+  // Each construct rule, with the words its message must contain.
+  const std::pair<const char *, const char *> cases[] = {
+      {"  %2: f32[3] = cond(%0) [\n    () { yield %0 }\n  ]\n  return %2\n", "predicate must be a one-element bool"},
+      {"  %2: f32[3] = cond(%0) {pred=1} [\n    (%3: f32[3]) { yield %3 }\n    (%4: f32[3]) { yield %4 }\n  ]\n  return %2\n",
+       "cond takes only {pred=true|false}"},
+      {"  %2: f32[3] = cond(%0) {pred=true} [\n    (%3: f32[3]) { yield %3 }\n  ]\n  return %2\n", "cond needs exactly 2 regions"},
+      {"  %2: f32[] = sum_all(%0)\n  %3: i64[] = branch_index(%2)\n  %4: f32[3] = switch(%3) [\n  ]\n  return %4\n",
+       "switch needs at least one branch"},
+      {"  %2: f32[] = sum_all(%0)\n  %3: i64[] = branch_index(%2)\n  %4: f32[3] = switch(%3) {x=1} [\n    () { yield %0 }\n  ]\n  return %4\n",
+       "switch takes no attributes"},
+      {"  %2: f32[3] = while_loop() [\n    () { yield %0 }\n    () { yield %0 }\n  ]\n  return %2\n", "at least one carried value"},
+      {"  %2: f32[3] = while_loop(%0) [\n    (%3: f32[3]) { yield %3 }\n  ]\n  return %2\n", "exactly 2 regions (cond_fn, body_fn)"},
+      {"  %2: f32[3] = scan(%0, %1) [\n    (%3: f32[3], %4: f32[3]) { yield %3 }\n  ]\n  return %2\n", "scan needs attributes"},
+      {"  %2: f32[3] = scan(%0) {ncarry=1, reverse=false} [\n    (%3: f32[3]) { yield %3 }\n  ]\n  return %2\n",
+       "1 carries and at least one xs"},
+      {"  %2: f32[] = sum_all(%0)\n  %3: f32[3] = scan(%0, %2) {ncarry=1, reverse=false} [\n    (%4: f32[3]) { yield %4 }\n  ]\n  return %3\n",
+       "xs must have a dim to scan over"},
+      {"  %2: f32[3], %3: f32[3] = scan(%0, %0) {ncarry=1, reverse=false} [\n    (%4: f32[3], %5: f32[]) { yield %4 }\n  ]\n  return %2\n",
+       "gives 1 value(s) but 2 are declared"},
+      {"  %2: f32[2] = scan(%0, %0) {ncarry=1, reverse=false} [\n    (%4: f32[3], %5: f32[]) { yield %4 }\n  ]\n  return %2\n",
+       "result 0 is declared f32[2] but scan gives f32[3]"},
+  };
+  for (const auto &[body, words] : cases) {
+    std::string e = check(body);
+    EXPECT_NE(e.find(words), std::string::npos) << "expected '" << words << "' for\n" << body << "got: " << e;
+  }
+}
