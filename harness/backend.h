@@ -14,20 +14,32 @@ namespace vf {
 enum class RunMode { Batched, PerExample };
 
 struct Outcome {
-  enum class Status { Ok, Error, Crash, Hang };
+  enum class Status { Ok, Error, Crash, Hang, Oom };
   Status status = Status::Ok;
   std::vector<at::Tensor> outputs;
   std::string errorType;    ///< exception type, e.g. "RuntimeError"
   std::string errorMessage; ///< its message; for a crash, how the process ended
   std::string traceback;    ///< Python traceback, or the tail of a dead worker's stderr
   double systemSeconds = 0; ///< time spent inside the system under test
+  std::vector<at::Tensor> againOutputs; ///< runTwice: the outputs of the second call
+  int failedCall = 0;       ///< runTwice: which call raised (0 or 1)
 };
 
 class Backend {
 public:
   virtual ~Backend() = default;
+  /// "MODE|DEVICE", e.g. "eager|cpu" or "compile-inductor|cuda": the start of every signature.
   virtual std::string name() const = 0;
   virtual Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) = 0;
+  /// True when the system keeps compiled state that must stay right when called again at
+  /// another batch size (torch.compile's guards): the runner then uses runTwice.
+  virtual bool checksRecompiles() const { return false; }
+  /// The batched program on `inputs`, then, with the same compiled function, on `againInputs`
+  /// (the case `again`: the same program at another batch size).
+  virtual Outcome runTwice(const Case &c, const std::vector<at::Tensor> &inputs, const Case &again,
+                           const std::vector<at::Tensor> &againInputs) {
+    return run(c, inputs, RunMode::Batched);
+  }
 };
 
 } // namespace vf

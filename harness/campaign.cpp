@@ -1,6 +1,11 @@
 #include "harness/campaign.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
 #include <chrono>
 #include <regex>
 #include <cstdio>
@@ -40,88 +45,207 @@ std::string progressLine(const CampaignStats &s, const FindingStore &store, doub
 
 } // namespace
 
-CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log) {
-  CampaignStats s;
-  auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  double lastPrint = 0;
-  std::map<std::string, std::string> shrunkSignature; ///< signature found -> signature filed
-  for (int64_t i = 0; opt.maxCases < 0 || i < opt.maxCases; ++i) {
-    if (elapsed() >= opt.seconds) break;
-    uint64_t cs = caseSeed(opt.seed, i);
-    int size = caseSize(i);
-    Case c = generateCase(cs, size, opt.policy);
-    CaseResult r = runner.run(c);
-    s.cases++;
-    s.byVerdict[static_cast<int>(r.verdict)]++;
-    s.referenceSeconds += r.referenceSeconds;
-    s.systemSeconds += r.systemSeconds;
-    s.coverage.add(c);
-    if (r.verdict == Verdict::Unsupported)
-      for (const auto &f : featuresOf(c))
-        if (isConstruct(f)) s.unsupported[f]++;
-    if (r.verdict == Verdict::Invalid) {
-      std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
-      s.invalidReasons[why]++;
-    }
-    if (isFinding(r.verdict) || r.verdict == Verdict::HarnessBug) {
-      std::ostringstream rep;
-      rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt.genFlags << " > case.vf && vmapfuzz replay"
-          << opt.runFlags << " case.vf";
-      // A mismatch is named by the constructs of its shrunk case, so the signature of an
-      // unshrunk one is first mapped through what earlier shrinking found.
-      const std::string sig0 = signatureOf(c, r);
-      std::string sig = shrunkSignature.count(sig0) ? shrunkSignature[sig0] : sig0;
-      Case filed = c;
-      CaseResult filedResult = r;
-      std::string note;
-      if (opt.shrink && !store.known(sig) && r.verdict != Verdict::HarnessBug) {
-        if (opt.tty) log << "\r\033[K";
-        log << "shrinking a new " << verdictName(r.verdict) << " (" << c.program.size() << " statements)..." << std::flush;
-        auto ts = std::chrono::steady_clock::now();
-        ShrinkStats ss;
-        filed = shrinkCase(c, [&](const Case &cand) {
-          // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
-          // as small as it got.
-          if (elapsed() > opt.seconds + 60) return false;
-          CaseResult cr = runner.run(cand);
-          // Errors keep their signature; a mismatch stays a mismatch (its constructs may go).
-          return cr.verdict == r.verdict && (r.verdict == Verdict::Mismatch || signatureOf(cand, cr) == sig);
-        }, &ss, opt.maxShrinkAttempts);
-        filedResult = runner.run(filed);
-        if (filedResult.verdict != r.verdict) { // flaky: file the case as found
-          filed = c;
-          filedResult = r;
-        }
-        sig = shrunkSignature[sig0] = signatureOf(filed, filedResult);
-        double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
-        s.shrinkAttempts += ss.attempts;
-        s.shrinkSeconds += took;
-        std::ostringstream n;
-        n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, "
-          << std::fixed << std::setprecision(1) << took << " s";
-        note = n.str();
-        log << " " << note << "\n";
+namespace {
+
+/// The loop, shared by the job threads. Generation (RapidCheck keeps global state), the
+/// statistics, the store and the log are guarded by mutexes; cases and shrinking run in
+/// parallel.
+class Loop {
+public:
+  Loop(const CampaignOptions &opt, FindingStore &store, std::ostream &log) : opt_(opt), store_(store), log_(log) {}
+
+  void job(const RunnerSet &runners) {
+    for (int64_t i; next(i);) {
+      uint64_t cs = caseSeed(opt_.seed, i);
+      int size = caseSize(i);
+      Case c;
+      {
+        std::lock_guard<std::mutex> g(genMu_);
+        c = generateCase(cs, size, opt_.policy);
       }
-      auto rec = store.record(filed, filedResult, rep.str(), note, sig);
-      if (rec.isNew) {
-        if (opt.tty) log << "\r\033[K";
-        log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir;
-        if (!rec.standalone.empty()) log << " (standalone repro.py: " << rec.standalone << ")";
-        log << "\n";
+      Prepared prep = runners.front()->prepare(c);
+      std::vector<CaseResult> results;
+      for (Runner *r : runners) results.push_back(r->run(c, prep));
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        s_.cases++;
+        s_.caseIndices.push_back(i);
+        s_.coverage.add(c);
+        s_.referenceSeconds += prep.seconds;
+        for (const auto &r : results) count(c, r);
       }
-    }
-    double now = elapsed();
-    if (now - lastPrint >= (opt.tty ? 0.5 : 10.0)) {
-      lastPrint = now;
-      if (opt.tty) log << "\r\033[K" << progressLine(s, store, now) << std::flush;
-      else log << progressLine(s, store, now) << "\n" << std::flush;
+      for (size_t k = 0; k < runners.size(); ++k)
+        if (isFinding(results[k].verdict) || results[k].verdict == Verdict::HarnessBug)
+          file(c, results[k], *runners[k], cs, size);
+      progress(false);
     }
   }
-  s.seconds = elapsed();
-  if (opt.tty) log << "\r\033[K";
-  log << progressLine(s, store, s.seconds) << "\n";
-  return s;
+
+  CampaignStats finish() {
+    s_.seconds = elapsed();
+    std::sort(s_.caseIndices.begin(), s_.caseIndices.end());
+    progress(true);
+    return s_;
+  }
+
+private:
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+  /// The next case index of this shard, or false when the budget is spent.
+  bool next(int64_t &i) {
+    if (elapsed() >= opt_.seconds) return false;
+    int64_t k = nextK_.fetch_add(1);
+    i = opt_.shard + k * opt_.shards;
+    return opt_.maxCases < 0 || i < opt_.maxCases;
+  }
+
+  void count(const Case &c, const CaseResult &r) {
+    s_.runs++;
+    s_.byVerdict[static_cast<int>(r.verdict)]++;
+    auto &m = s_.byMode[r.system];
+    m[static_cast<int>(r.verdict)]++;
+    s_.systemSeconds += r.systemSeconds;
+    s_.secondsByMode[r.system] += r.systemSeconds;
+    if (r.verdict == Verdict::Unsupported)
+      for (const auto &f : featuresOf(c))
+        if (isConstruct(f)) s_.unsupported[f + " in " + r.system]++;
+    if (r.verdict == Verdict::Invalid) {
+      std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
+      s_.invalidReasons[why]++;
+    }
+  }
+
+  /// One line in the log, above the live progress line.
+  void say(const std::string &line) {
+    if (opt_.tty) log_ << "\r\033[K";
+    log_ << line << "\n" << std::flush;
+  }
+
+  void progress(bool last) {
+    std::lock_guard<std::mutex> g(mu_);
+    double now = elapsed();
+    if (!last && now - lastPrint_ < (opt_.tty ? 0.5 : 10.0)) return;
+    lastPrint_ = now;
+    std::string line = progressLine(s_, store_, now);
+    if (opt_.tty && !last) log_ << "\r\033[K" << line << std::flush;
+    else say(line);
+  }
+
+  struct Pending {
+    Case c;
+    CaseResult r;
+    std::string rep;
+  };
+
+  /// Shrinks a new finding (outside the lock, so other jobs go on) and files it; a finding that
+  /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
+  void file(const Case &c, const CaseResult &r, Runner &runner, uint64_t cs, int size) {
+    std::ostringstream rep;
+    rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt_.genFlags << " > case.vf && vmapfuzz replay"
+        << opt_.runFlags << " --mode " << r.system.substr(0, r.system.find('|')) << " case.vf";
+    // A mismatch is named by the constructs of its shrunk case, so the signature of an
+    // unshrunk one is first mapped through what earlier shrinking found.
+    const std::string sig0 = signatureOf(c, r);
+    std::string sig;
+    bool shrink = false;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (shrinking_.count(sig0)) {
+        pending_[sig0].push_back({c, r, rep.str()});
+        return;
+      }
+      sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
+      shrink = opt_.shrink && !store_.known(sig) && r.verdict != Verdict::HarnessBug;
+      if (shrink) {
+        shrinking_.insert(sig0);
+        say("shrinking a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " (" +
+            std::to_string(c.program.size()) + " statements)...");
+      }
+    }
+    Case filed = c;
+    CaseResult filedResult = r;
+    std::string note;
+    if (shrink) {
+      auto ts = std::chrono::steady_clock::now();
+      ShrinkStats ss;
+      filed = shrinkCase(c, [&](const Case &cand) {
+        // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
+        // as small as it got.
+        if (elapsed() > opt_.seconds + 60) return false;
+        CaseResult cr = runner.run(cand);
+        // Errors keep their signature; a mismatch stays a mismatch (its constructs may go).
+        return cr.verdict == r.verdict && (r.verdict == Verdict::Mismatch || signatureOf(cand, cr) == sig);
+      }, &ss, opt_.maxShrinkAttempts);
+      filedResult = runner.run(filed);
+      if (filedResult.verdict != r.verdict) { // flaky: file the case as found
+        filed = c;
+        filedResult = r;
+      }
+      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
+      std::ostringstream n;
+      n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, "
+        << std::fixed << std::setprecision(1) << took << " s";
+      note = n.str();
+      std::lock_guard<std::mutex> g(mu_);
+      s_.shrinkAttempts += ss.attempts;
+      s_.shrinkSeconds += took;
+    }
+    std::lock_guard<std::mutex> g(mu_);
+    if (shrink) {
+      sig = shrunkSignature_[sig0] = signatureOf(filed, filedResult);
+      say("shrunk: " + note);
+    }
+    auto rec = store_.record(filed, filedResult, rep.str(), note, sig);
+    if (rec.isNew) {
+      std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;
+      if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
+      say(line);
+    }
+    if (shrink) {
+      for (const auto &p : pending_[sig0]) store_.record(p.c, p.r, p.rep, "", sig);
+      pending_.erase(sig0);
+      shrinking_.erase(sig0);
+    }
+  }
+
+  const CampaignOptions &opt_;
+  FindingStore &store_;
+  std::ostream &log_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  std::atomic<int64_t> nextK_{0};
+  std::mutex mu_, genMu_;
+  CampaignStats s_;
+  double lastPrint_ = 0;
+  std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
+  std::set<std::string> shrinking_;
+  std::map<std::string, std::vector<Pending>> pending_;
+};
+
+} // namespace
+
+CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,
+                          std::ostream &log) {
+  if (jobs.empty() || jobs.front().empty()) throw std::invalid_argument("runCampaign: no runners");
+  Loop loop(opt, store, log);
+  std::vector<std::thread> threads;
+  std::exception_ptr failure;
+  std::mutex failMu;
+  for (const auto &set : jobs)
+    threads.emplace_back([&, set] {
+      try {
+        loop.job(set);
+      } catch (...) { // surfaced on the main thread, after the others finish
+        std::lock_guard<std::mutex> g(failMu);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  for (auto &t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return loop.finish();
+}
+
+CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log) {
+  return runCampaign(opt, std::vector<RunnerSet>{{&runner}}, store, log);
 }
 
 void printSummary(const CampaignStats &s, const FindingStore &store, std::ostream &os) {
@@ -131,10 +255,26 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
      << s.systemSeconds << " s";
   if (s.shrinkAttempts) os << "; shrinking " << s.shrinkSeconds << " s (" << s.shrinkAttempts << " attempts)";
   os << "\n";
-  os << "verdicts:\n";
-  for (int v = 0; v < kVerdictCount; ++v)
-    os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)
-       << s.byVerdict[v] << "\n";
+  if (s.byMode.size() <= 1) {
+    os << "verdicts:\n";
+    for (int v = 0; v < kVerdictCount; ++v)
+      os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)
+         << s.byVerdict[v] << "\n";
+  } else {
+    // One column per mode: a case that passes in one mode and fails in another shows here.
+    os << "verdicts per mode (" << s.runs << " runs):\n  " << std::setw(14) << "";
+    for (const auto &[mode, counts] : s.byMode) os << std::setw(std::max<int>(10, mode.size() + 2)) << mode;
+    os << "\n";
+    for (int v = 0; v < kVerdictCount; ++v) {
+      os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right;
+      for (const auto &[mode, counts] : s.byMode) os << std::setw(std::max<int>(10, mode.size() + 2)) << counts[v];
+      os << "\n";
+    }
+    os << "  " << std::left << std::setw(14) << "torch s" << std::right;
+    for (const auto &[mode, counts] : s.byMode)
+      os << std::setw(std::max<int>(10, mode.size() + 2)) << std::setprecision(1) << s.secondsByMode.at(mode);
+    os << "\n";
+  }
   os << "coverage (cases exercising each feature):\n";
   for (const auto &row : Coverage::rows()) {
     auto it = s.coverage.counts().find(row);
@@ -143,7 +283,7 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
   }
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.
-    os << "unsupported under vmap (cases per construct in programs torch has no batching rule for):\n";
+    os << "unsupported under vmap (runs per construct and mode in programs torch has no batching rule for):\n";
     for (const auto &[construct, n] : s.unsupported) os << "  " << construct << " " << n << "\n";
   }
   if (!s.invalidReasons.empty()) {

@@ -1,7 +1,9 @@
 #pragma once
 /// The fuzz loop: generate, run, classify, record, report progress. It only loops; the driver
 /// (cli) builds the backend and the store.
+#include <array>
 #include <cstdint>
+#include <vector>
 #include <map>
 #include <ostream>
 #include <string>
@@ -23,6 +25,9 @@ struct CampaignOptions {
   int maxShrinkAttempts = 400;
   std::string genFlags;  ///< the --gen flags, repeated in every reproduce line
   std::string runFlags;  ///< flags replay needs too (--fault, --float64)
+  /// This campaign runs the case indices i with i % shards == shard (of one campaign split over
+  /// several machines); --cases bounds the index, so shards of one seed never overlap.
+  int64_t shard = 0, shards = 1;
 };
 
 struct CampaignStats {
@@ -33,14 +38,25 @@ struct CampaignStats {
   int64_t shrinkAttempts = 0;
   double shrinkSeconds = 0;
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
-  std::map<std::string, int64_t> unsupported;    ///< constructs torch has no batching rule for, with counts
+  std::map<std::string, int64_t> unsupported;    ///< "construct in mode": no batching rule there, with counts
+  int64_t runs = 0;                              ///< case x mode
+  std::map<std::string, std::array<int64_t, kVerdictCount>> byMode; ///< verdicts per backend name
+  std::map<std::string, double> secondsByMode;   ///< time inside torch per backend name
+  std::vector<int64_t> caseIndices;              ///< every index run (sorted at the end): shards merge on these
 };
+
+/// The systems under test of one job: a runner per mode, all on the job's own worker.
+using RunnerSet = std::vector<Runner *>;
 
 /// The seed of case `index` of a campaign with `seed`: the reproduce line names it.
 uint64_t caseSeed(uint64_t seed, int64_t index);
 /// The generation size of case `index` (sizes cycle so both small and large cases appear).
 int caseSize(int64_t index);
 
+/// Runs the campaign with one thread per job; each case runs in every mode of its job.
+CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,
+                          std::ostream &log);
+/// One job, one mode.
 CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log);
 
 /// The end-of-campaign summary: verdict counts, coverage table, findings.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "generators/data.h"
+#include "harness/exec_config.h"
 #include "harness/python_emit.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
@@ -48,8 +49,8 @@ std::string normalise(const std::string &msg) {
 } // namespace
 
 std::string signatureOf(const Case &c, const CaseResult &r) {
-  // Mode and device class come first; today every run is eager on the CPU.
-  std::string sig = "eager|cpu|" + std::string(verdictName(r.verdict));
+  // Mode and device class come first: the same bug in eager and under inductor is two reports.
+  std::string sig = r.system + "|" + std::string(verdictName(r.verdict));
   if (r.verdict == Verdict::Mismatch) {
     std::map<std::string, int> seen;
     constructs(c.program.body, seen);
@@ -132,6 +133,7 @@ std::string title(const Case &c, const CaseResult &r) {
   if (r.verdict == Verdict::BatchedError) return what + " raises " + r.errorType + " where each example alone runs";
   if (r.verdict == Verdict::Crash) return what + " kills the process (" + r.summary + ")";
   if (r.verdict == Verdict::Hang) return what + " does not finish (" + r.summary + ")";
+  if (r.verdict == Verdict::Oom) return what + " runs out of memory (" + r.summary + ")";
   return what + ": " + std::string(verdictName(r.verdict));
 }
 
@@ -191,9 +193,20 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   writeFileAtomic(rec.dir + "/program.py", emitModule(c));
   std::ostringstream head;
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
-  writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str()));
+  ReproOptions ro;
+  ro.exec = execOfSystem(r.system);
+  if (r.againBatchSize) {
+    ro.again = c;
+    ro.again->spec.levels[0].size = r.againBatchSize;
+    ro.againInputs = makeInputs(*ro.again);
+  }
+  writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
+  // The environment of this finding: the campaign's, with the mode and device that found it.
+  nlohmann::json env = opt_.environment;
+  env["mode"] = ro.exec.modeName();
+  env["device"] = r.system.substr(r.system.find('|') + 1);
   std::ostringstream res;
-  res << "verdict: " << verdictName(r.verdict) << "\nsignature: " << sig << "\nsummary: " << r.summary
+  res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
       << "\nreproduce: " << reproduceLine << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
   res << "\n";
@@ -208,7 +221,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
   }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
-  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, opt_.environment));
+  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env));
   nlohmann::json meta = {{"signature", sig},
                          {"verdict", std::string(verdictName(r.verdict))},
                          {"title", title(c, r)},
@@ -216,7 +229,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
                          {"reproduce", reproduceLine},
                          {"shrinking", shrinkNote},
                          {"standalone", rec.standalone},
-                         {"environment", opt_.environment},
+                         {"environment", env},
                          {"first_seen", nowUtc()},
                          {"last_seen", nowUtc()},
                          {"hits", rec.hits},

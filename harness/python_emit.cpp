@@ -175,6 +175,16 @@ std::string pyFloat(double d) {
   return std::string(buf, e);
 }
 
+/// A Python string literal.
+std::string pyString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
 std::string tensorLiteral(const at::Tensor &t) {
   std::ostringstream os;
   auto flat = t.contiguous().reshape(-1);
@@ -237,49 +247,74 @@ std::string emitModule(const Case &c) {
     const VmapLevel &l = c.spec.levels[li];
     std::string name = li == 0 ? "per_example" : "per_example_level" + std::to_string(li);
     std::string inner = li + 1 == n ? "program" : "per_example_level" + std::to_string(li + 1);
-    std::string call;
-    for (size_t i = 0; i < params.size(); ++i)
+    std::string call, size;
+    for (size_t i = 0; i < params.size(); ++i) {
       call += (i ? ", " : "") + (l.in_dims[i] ? params[i] + ".select(" + std::to_string(*l.in_dims[i]) + ", b)" : params[i]);
+      // The batch size comes from the first batched input, so the function serves any batch size.
+      if (l.in_dims[i] && size.empty()) size = params[i] + ".size(" + std::to_string(*l.in_dims[i]) + ")";
+    }
+    if (size.empty()) size = std::to_string(l.size);
     os << "def " << name << "(" << plist << "):\n";
     if (li == 0) os << "    \"\"\"Each example alone, stacked the way vmap stacks: what `batched` must return.\"\"\"\n";
-    os << "    outs = [" << inner << "(" << call << ") for b in range(" << l.size << ")]\n";
+    os << "    outs = [" << inner << "(" << call << ") for b in range(" << size << ")]\n";
     os << "    return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), " << outDims(l) << "))\n\n\n";
   }
   return os.str();
 }
 
-std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment) {
+std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
+                      const ReproOptions &opt) {
   std::ostringstream os;
   os << "#!/usr/bin/env python3\n";
   std::istringstream hc(headerComment);
   for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
   os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
   os << emitModule(c);
-  std::vector<std::string> names;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string nm = "x" + std::to_string(c.program.body.params[i].id);
-    names.push_back(nm);
-    os << nm << " = " << tensorLiteral(inputs[i]) << "\n";
+  const ExecConfig &ex = opt.exec;
+  if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
+  if (ex.compiled()) {
+    os << "batched = torch.compile(batched, backend=" << pyString(ex.compiler);
+    if (ex.dynamic) os << ", dynamic=" << (*ex.dynamic ? "True" : "False");
+    os << ")\n";
   }
-  std::string args;
-  for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
-  os << "\nexpected = per_example(" << args << ")\n";
-  os << "try:\n    actual = batched(" << args << ")\n";
-  os << "except Exception as e:\n";
-  os << "    print(f\"FAIL: the batched run raised {type(e).__name__}: {e}\")\n    raise SystemExit(1)\n";
-  os << "failed = False\n";
-  os << "for i, (a, e) in enumerate(zip(actual, expected)):\n";
-  os << "    tol = {torch.float16: 1e-2, torch.bfloat16: 4e-2, torch.float32: 1e-4, torch.float64: 1e-9}.get(e.dtype, 0)\n";
-  os << "    try:\n";
-  os << "        torch.testing.assert_close(a, e, rtol=tol, atol=tol, equal_nan=True)\n";
-  os << "    except AssertionError as err:\n";
-  os << "        failed = True\n";
-  os << "        print(f\"FAIL: output {i} differs from the per-example result:\\n{err}\")\n";
-  os << "if len(actual) != len(expected):\n";
-  os << "    failed = True\n";
-  os << "    print(f\"FAIL: {len(actual)} outputs, expected {len(expected)}\")\n";
-  os << "print(\"FAIL\" if failed else \"OK: batched and per-example results agree\")\n";
-  os << "raise SystemExit(1 if failed else 0)\n";
+  auto inputBlock = [&](const std::vector<at::Tensor> &ts, const std::string &prefix) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      std::string nm = prefix + std::to_string(c.program.body.params[i].id);
+      names.push_back(nm);
+      os << nm << " = " << tensorLiteral(ts[i]) << "\n";
+    }
+    std::string args;
+    for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
+    return args;
+  };
+  os << "\n";
+  std::vector<std::pair<std::string, std::string>> calls = {{inputBlock(inputs, "x"), "the batched run"}};
+  if (opt.again) {
+    os << "# The same program at batch size " << opt.again->spec.levels[0].size
+       << ": the compiled function must recompile or generalise.\n";
+    calls.push_back({inputBlock(opt.againInputs, "y"), "the second call (batch size " +
+                                                          std::to_string(opt.again->spec.levels[0].size) + ")"});
+  }
+  os << "\n\ndef check(args, what):\n";
+  os << "    expected = per_example(*args)\n";
+  os << "    try:\n        actual = batched(*args)\n";
+  os << "    except Exception as e:\n";
+  os << "        print(f\"FAIL: {what} raised {type(e).__name__}: {e}\")\n        return False\n";
+  os << "    ok = len(actual) == len(expected)\n";
+  os << "    if not ok:\n        print(f\"FAIL: {what} gave {len(actual)} outputs, expected {len(expected)}\")\n";
+  os << "    for i, (a, e) in enumerate(zip(actual, expected)):\n";
+  os << "        tol = {torch.float16: 1e-2, torch.bfloat16: 4e-2, torch.float32: 1e-4, torch.float64: 1e-9}.get(e.dtype, 0)\n";
+  os << "        try:\n";
+  os << "            torch.testing.assert_close(a, e, rtol=tol, atol=tol, equal_nan=True)\n";
+  os << "        except AssertionError as err:\n";
+  os << "            ok = False\n";
+  os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
+  os << "    return ok\n\n\n";
+  os << "ok = True\n";
+  for (const auto &[args, what] : calls) os << "ok = check((" << args << (args.find(',') == std::string::npos ? "," : "") << "), " << pyString(what) << ") and ok\n";
+  os << "print(\"OK: batched and per-example results agree\" if ok else \"FAIL\")\n";
+  os << "raise SystemExit(0 if ok else 1)\n";
   return os.str();
 }
 

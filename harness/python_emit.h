@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "harness/exec_config.h"
 #include "ir/program.h"
 
 namespace vf {
@@ -14,8 +15,15 @@ namespace vf {
 std::string emitProgram(const Program &p);
 /// The full module the worker executes: imports, program, batched, per_example.
 std::string emitModule(const Case &c);
+struct ReproOptions {
+  ExecConfig exec;                  ///< compile `batched` and pick the default device as the finding's mode did
+  std::optional<Case> again;        ///< a second call at another batch size (guards of a compiled function)
+  std::vector<at::Tensor> againInputs;
+};
+
 /// A standalone script: the module, the inputs as literals, and a check that exits non-zero
 /// while batched and per-example results disagree (or the batched run raises).
-std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment);
+std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
+                      const ReproOptions &opt = {});
 
 } // namespace vf

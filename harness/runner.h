@@ -4,6 +4,7 @@
 #include "harness/backend.h"
 #include "harness/verdict.h"
 #include "ir/program.h"
+#include "oracles/reference.h"
 
 namespace vf {
 
@@ -11,10 +12,23 @@ struct RunnerOptions {
   bool float64Reference = false;
 };
 
+/// A case's inputs and reference result: computed once, shared by the runners of every mode.
+struct Prepared {
+  std::vector<at::Tensor> inputs;
+  RefResult reference;
+  double seconds = 0;
+};
+
+/// The same program at another outer batch size: what a compiled function is called with next.
+Case atAnotherBatchSize(const Case &c);
+
 class Runner {
 public:
   Runner(Backend &backend, RunnerOptions opt = {}) : backend_(backend), opt_(opt) {}
-  CaseResult run(const Case &c);
+  Prepared prepare(const Case &c) const;
+  CaseResult run(const Case &c) { return run(c, prepare(c)); }
+  CaseResult run(const Case &c, const Prepared &p);
+  Backend &backend() { return backend_; }
 
 private:
   Backend &backend_;

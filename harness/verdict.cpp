@@ -13,6 +13,7 @@ std::string_view verdictName(Verdict v) {
   case Verdict::Ambiguous: return "ambiguous";
   case Verdict::Unsupported: return "unsupported";
   case Verdict::HarnessBug: return "harness-bug";
+  case Verdict::Oom: return "oom";
   }
   return "?";
 }
@@ -41,7 +42,8 @@ std::string errorGist(const std::string &message) {
 }
 
 bool isFinding(Verdict v) {
-  return v == Verdict::Mismatch || v == Verdict::BatchedError || v == Verdict::Crash || v == Verdict::Hang;
+  return v == Verdict::Mismatch || v == Verdict::BatchedError || v == Verdict::Crash || v == Verdict::Hang ||
+         v == Verdict::Oom;
 }
 
 } // namespace vf

@@ -18,12 +18,13 @@ enum class Verdict {
   Ambiguous,    ///< a comparison sits on its decision boundary: discarded
   Unsupported,  ///< the system says plainly it has no batching rule for a construct
   HarnessBug,   ///< our reference and the system's own per-example run disagree: our bug
+  Oom,          ///< the system ran out of memory (cases are kilobytes: a runaway allocation)
 };
 
 std::string_view verdictName(Verdict v);
 /// A finding is a verdict that points at a bug in the system under test.
 bool isFinding(Verdict v);
-constexpr int kVerdictCount = 9;
+constexpr int kVerdictCount = 10;
 
 /// The informative part of an error message in one line: its first line, and where that only
 /// announces what follows (dynamo's "Got graph break/error:"), the line that says what happened.
@@ -36,6 +37,9 @@ struct CaseResult {
   std::string errorType, errorMessage, traceback;
   std::vector<at::Tensor> expected, actual;
   double referenceSeconds = 0, systemSeconds = 0, totalSeconds = 0;
+  std::string system = "eager|cpu"; ///< the backend's name: mode and device
+  /// Non-zero when the failure is in a compiled function's second call, at this batch size.
+  int64_t againBatchSize = 0;
 };
 
 } // namespace vf

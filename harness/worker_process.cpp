@@ -44,10 +44,12 @@ void WorkerProcess::start() {
   posix_spawn_file_actions_adddup2(&fa, errFd, 2);
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e)
-    if (strncmp(*e, "VMAPFUZZ_FAULTS=", 16) != 0) env.emplace_back(*e);
+    if (strncmp(*e, "VMAPFUZZ_FAULTS=", 16) != 0 && strncmp(*e, "VMAPFUZZ_MEMORY_LIMIT_MB=", 25) != 0)
+      env.emplace_back(*e);
   std::string faults;
   for (const auto &f : cfg_.faults) faults += (faults.empty() ? "" : ",") + f;
   if (!faults.empty()) env.push_back("VMAPFUZZ_FAULTS=" + faults);
+  if (cfg_.memoryLimitMb > 0) env.push_back("VMAPFUZZ_MEMORY_LIMIT_MB=" + std::to_string(cfg_.memoryLimitMb));
   env.emplace_back("PYTHONUNBUFFERED=1");
   env.emplace_back("PYTHONDONTWRITEBYTECODE=1");
   std::vector<char *> envp;

@@ -11,12 +11,16 @@
 
 namespace vf {
 
+/// The version of the worker protocol (harness/worker/vmapfuzz_worker.py); both sides check it.
+constexpr int kProtocolVersion = 2;
+
 struct WorkerConfig {
   std::string python = "python3";
   std::string script;             ///< path of vmapfuzz_worker.py
   std::vector<std::string> faults; ///< planted through VMAPFUZZ_FAULTS (self-tests only)
   std::chrono::milliseconds timeout{60000};        ///< per request
   std::chrono::milliseconds startupTimeout{180000}; ///< added to the first request: python imports torch
+  int64_t memoryLimitMb = 8192; ///< the worker's data segment (RLIMIT_DATA); 0: no limit
 };
 
 /// A reply, or why there is none.

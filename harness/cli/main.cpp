@@ -13,8 +13,9 @@
 #include "generators/case_gen.h"
 #include "harness/campaign.h"
 #include "harness/filed_reports.h"
+#include "harness/caps.h"
 #include "harness/python_emit.h"
-#include "harness/torch_backend.h"
+#include "harness/systems.h"
 #include "ir/text.h"
 #include "ir/validate.h"
 #include "oracles/compare.h"
@@ -28,21 +29,29 @@ const char *kUsageText = R"(usage: vmapfuzz COMMAND [FLAGS]
 
 commands:
   fuzz    [--time SECONDS] [--cases N] [--seed N] [--out DIR] [--float64] [--no-shrink]
-          [--reports DIR] [--corpus DIR]
+          [--reports DIR] [--corpus DIR] [--jobs N] [--shard I/N]
           run a campaign; file each new signature under --reports (default OUT/findings), copy
-          its shrunk case to --corpus; exit 0 when nothing new was found, 1 when something was
+          its shrunk case to --corpus; exit 0 when nothing new was found, 1 when something was.
+          --jobs: worker processes run cases in parallel; --shard I/N: only case indices i
+          with i % N == I (shards of one seed never overlap)
   replay  FILE|DIR...   re-run case files (the text format; a directory: every *.vf in it);
           exit 1 if any still fails
   recheck [DIR]     run every filed repro.py (default DIR: reports) against the installed torch
           and mark each report open, fixed or error in its meta.json
   report  [DIR] [--markdown FILE] [--junit FILE] [--file-issues [--gh PATH]]
           summarise filed reports for CI; --file-issues files open ones with `gh issue create`
+  caps    which constructs have working batching rules, per mode and device (probes torch;
+          default --mode: every compiler, --device cpu,cuda)
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
   emit    FILE      print the Python a case file is run as
 
 common flags:
   --python PATH      python with torch for the worker (default: python3)
   --timeout-ms N     per-run deadline for the worker (default: 60000)
+  --memory-mb N      the worker's memory limit (RLIMIT_DATA; default 8192, 0: none)
+  --mode LIST        execution modes, comma-separated (default: eager): eager,
+                     compile-BACKEND[-dynamic|-static] with BACKEND eager, aot_eager or inductor
+  --device LIST      cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)
   --fault NAME       plant a fault in torch's batching rules in the worker (self-tests)
   --gen KEY=VALUE    generator setting, e.g. --gen max_depth=3 (see generators/policy.cpp)
 
@@ -125,7 +134,8 @@ struct Flags {
   }
 };
 
-const std::map<std::string, bool> kCommon = {{"python", true}, {"timeout-ms", true}, {"fault", true}, {"gen", true}};
+const std::map<std::string, bool> kCommon = {{"python", true}, {"timeout-ms", true}, {"fault", true}, {"gen", true},
+                                             {"mode", true}, {"device", true}, {"memory-mb", true}};
 
 /// The generator policy with every --gen KEY=VALUE applied.
 vf::GenPolicy policyFrom(const Flags &f) {
@@ -158,30 +168,33 @@ vf::WorkerConfig workerConfig(const Flags &f) {
   w.script = vf::defaultWorkerScript();
   w.faults = f.faults;
   w.timeout = std::chrono::milliseconds(f.num("timeout-ms", 60000, 100, 86400000));
+  w.memoryLimitMb = f.num("memory-mb", 8192, 0, int64_t{1} << 30);
   if (!std::filesystem::exists(w.script))
     throw std::runtime_error("worker script not found at " + w.script + " (set VMAPFUZZ_WORKER)");
   return w;
 }
 
-/// Starts the backend and checks python and torch, or fails with an environment error.
-std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log, nlohmann::json *env = nullptr) {
-  auto b = std::make_unique<vf::TorchBackend>(workerConfig(f));
-  auto info = b->hello();
-  std::string ver = info.value("torch", "?");
-  int major = 0, minor = 0;
-  sscanf(ver.c_str(), "%d.%d", &major, &minor);
-  if (major < 2 || (major == 2 && minor < 5))
-    throw std::runtime_error("torch " + ver + " is too old: vmapfuzz needs torch >= 2.5 (torch.cond under vmap)");
-  if (env)
-    *env = {{"torch", ver}, {"python", info.value("python", "?")}, {"cuda", info["cuda"]}, {"hip", info["hip"]},
-            {"device", "cpu"}, {"mode", "eager"}};
-  log << "vmapfuzz: python " << info.value("python", "?") << ", torch " << ver << " (cpu, eager)";
-  if (!f.faults.empty()) {
-    log << ", planted faults:";
-    for (const auto &x : f.faults) log << " " << x;
+/// The systems under test the flags ask for: --jobs workers, a runner per --mode and --device.
+std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int jobs = 1,
+                                          const std::string &defaultModes = "eager",
+                                          const std::string &defaultDevices = "cpu") {
+  vf::SystemsConfig sc;
+  sc.worker = workerConfig(f);
+  sc.jobs = jobs;
+  sc.runner.float64Reference = f.has("float64");
+  try {
+    sc.modes = vf::parseModes(f.str("mode", defaultModes));
+  } catch (const std::invalid_argument &e) {
+    throw UsageError(std::string("--mode: ") + e.what());
   }
-  log << "\n";
-  return b;
+  sc.devices.clear();
+  std::stringstream ds(f.str("device", defaultDevices));
+  for (std::string d; std::getline(ds, d, ',');) {
+    if (d != "cpu" && d != "cuda") throw UsageError("--device: unknown device '" + d + "' (known: cpu, cuda)");
+    if (std::find(sc.devices.begin(), sc.devices.end(), d) == sc.devices.end()) sc.devices.push_back(d);
+  }
+  if (sc.devices.empty()) throw UsageError("--device needs at least one device");
+  return std::make_unique<vf::Systems>(sc, log);
 }
 
 std::string readFile(const std::string &path) {
@@ -207,7 +220,7 @@ vf::Case loadCase(const std::string &path) {
 }
 
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
@@ -219,10 +232,21 @@ int cmdFuzz(int argc, char **argv) {
   for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
   for (const auto &x : f.faults) opt.runFlags += " --fault " + x;
   if (f.has("float64")) opt.runFlags += " --float64";
+  if (f.has("shard")) {
+    std::string sh = f.str("shard", "");
+    long long i = -1, n = 0;
+    char tail = 0;
+    if (std::sscanf(sh.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+      throw UsageError("--shard needs I/N with 0 <= I < N, got '" + sh + "'");
+    opt.shard = i;
+    opt.shards = n;
+  }
+  int jobs = static_cast<int>(f.num("jobs", 1, 1, 256));
   std::string out = f.str("out", "vmapfuzz-out");
   vf::StoreOptions so;
-  auto backend = startBackend(f, std::cerr, &so.environment);
-  vf::Runner runner(*backend, {f.has("float64")});
+  auto systems = startSystems(f, std::cerr, jobs);
+  if (systems->empty()) return kClean; // every device skipped: said so above
+  so.environment = systems->environment();
   // With faults planted in the worker only, a standalone repro.py runs on clean torch and
   // cannot confirm anything.
   if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
@@ -230,9 +254,10 @@ int cmdFuzz(int argc, char **argv) {
   so.corpusDir = f.str("corpus", "");
   std::string reports = f.str("reports", out + "/findings");
   vf::FindingStore store(reports, so);
-  std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed << ", filing to " << reports << " ("
-            << store.all().size() << " signatures filed already)\n";
-  auto stats = vf::runCampaign(opt, runner, store, std::cerr);
+  std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed;
+  if (opt.shards > 1) std::cerr << ", shard " << opt.shard << "/" << opt.shards;
+  std::cerr << ", filing to " << reports << " (" << store.all().size() << " signatures filed already)\n";
+  auto stats = vf::runCampaign(opt, systems->jobs(), store, std::cerr);
   vf::printSummary(stats, store, std::cout);
   return store.newCount() > 0 ? kFound : kClean;
 }
@@ -267,8 +292,8 @@ int cmdRecheck(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({}));
   if (f.positional.size() > 1) throw UsageError("recheck takes at most one reports directory");
   auto reports = loadReportsOrUsage(f.positional.empty() ? "reports" : f.positional[0]);
-  nlohmann::json env;
-  auto backend = startBackend(f, std::cerr, &env);
+  auto systems = startSystems(f, std::cerr);
+  const nlohmann::json &env = systems->environment();
   int open = vf::recheckReports(reports, f.str("python", "python3"), env.value("torch", "?"), std::cout);
   std::cout << reports.size() << " reports re-checked against torch " << env.value("torch", "?") << ": " << open
             << " still open\n";
@@ -298,19 +323,36 @@ int cmdReplay(int argc, char **argv) {
   f.positional = expandCaseFiles(f.positional);
   std::vector<vf::Case> cases;
   for (const auto &p : f.positional) cases.push_back(loadCase(p)); // all parse errors before any run
-  auto backend = startBackend(f, std::cerr);
-  vf::Runner runner(*backend, {f.has("float64")});
+  auto systems = startSystems(f, std::cerr);
+  if (systems->empty()) return kClean;
+  const auto &runners = systems->runners();
   int rc = kClean;
   for (size_t i = 0; i < cases.size(); ++i) {
-    auto r = runner.run(cases[i]);
-    std::cout << f.positional[i] << ": " << vf::verdictName(r.verdict);
-    if (!r.summary.empty()) std::cout << ": " << r.summary;
-    std::cout << "\n";
-    for (size_t k = 0; k < r.expected.size(); ++k) std::cout << "  expected output " << k << ": " << vf::describeTensor(r.expected[k]) << "\n";
-    for (size_t k = 0; k < r.actual.size(); ++k) std::cout << "  batched  output " << k << ": " << vf::describeTensor(r.actual[k]) << "\n";
-    if (vf::isFinding(r.verdict) || r.verdict == vf::Verdict::HarnessBug) rc = kFound;
+    auto prep = runners.front()->prepare(cases[i]);
+    for (auto *runner : runners) {
+      auto r = runner->run(cases[i], prep);
+      std::cout << f.positional[i] << ": " << (runners.size() > 1 ? r.system + ": " : "") << vf::verdictName(r.verdict);
+      if (!r.summary.empty()) std::cout << ": " << r.summary;
+      std::cout << "\n";
+      for (size_t k = 0; k < r.expected.size(); ++k) std::cout << "  expected output " << k << ": " << vf::describeTensor(r.expected[k]) << "\n";
+      for (size_t k = 0; k < r.actual.size(); ++k) std::cout << "  batched  output " << k << ": " << vf::describeTensor(r.actual[k]) << "\n";
+      if (vf::isFinding(r.verdict) || r.verdict == vf::Verdict::HarnessBug) rc = kFound;
+    }
   }
   return rc;
+}
+
+int cmdCaps(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({}));
+  if (!f.positional.empty()) throw UsageError("caps takes no positional arguments");
+  auto systems = startSystems(f, std::cerr, 1, "eager,compile-eager,compile-aot_eager,compile-inductor", "cpu,cuda");
+  if (systems->empty()) return kClean;
+  const auto &env = systems->environment();
+  std::cout << "batching rules in torch " << env.value("torch", "?") << " (python " << env.value("python", "?")
+            << "): ok = batched equals per-example; no rule = torch says it cannot vmap this\n\n";
+  vf::printCapabilities(systems->runners(), std::cout);
+  for (const auto &s : systems->skipped()) std::cout << s << "\n";
+  return kClean;
 }
 
 int cmdGen(int argc, char **argv) {
@@ -337,7 +379,7 @@ int main(int argc, char **argv) {
   std::string cmd = argv[1];
   static const std::map<std::string, std::function<int(int, char **)>> cmds = {
       {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}, {"recheck", cmdRecheck},
-      {"report", cmdReport}};
+      {"report", cmdReport}, {"caps", cmdCaps}};
   auto it = cmds.find(cmd);
   if (it == cmds.end()) {
     std::cerr << "vmapfuzz: error: unknown command '" << cmd << "' (try vmapfuzz --help)\n";
@@ -345,6 +387,9 @@ int main(int argc, char **argv) {
   }
   try {
     return it->second(argc, argv);
+  } catch (const vf::EnvironmentError &e) {
+    std::cerr << "vmapfuzz: error: " << e.what() << "\n";
+    return kEnvironment;
   } catch (const UsageError &e) {
     std::cerr << "vmapfuzz: error: " << e.what() << "\n";
     return kUsage;

@@ -40,3 +40,25 @@ def plant(names):
         if name not in FAULTS:
             raise SystemExit(f"vmapfuzz worker: unknown fault '{name}' (known: {', '.join(sorted(FAULTS))})")
         FAULTS[name]()
+
+
+def compile_guards_never_fail():
+    """torch.compile keeps returning its first result, whatever the shapes of later calls: a
+    guard that never fails, so a compiled vmap called again at another batch size is stale."""
+    real = torch.compile
+
+    def compile(model=None, **kwargs):
+        compiled = real(model, **kwargs)
+        first = []
+
+        def run(*args):
+            if not first:
+                first.append(compiled(*args))
+            return first[0]
+
+        return run
+
+    torch.compile = compile
+
+
+FAULTS["compile-guards-never-fail"] = compile_guards_never_fail

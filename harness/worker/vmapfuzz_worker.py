@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 """vmapfuzz's torch worker: a long-lived process that runs emitted programs under torch.vmap.
 
-Protocol (version 1), over stdin/stdout, one request then one response:
+Protocol (version 2), over stdin/stdout, one request then one response:
   frame   := u64le header_len, header (UTF-8 JSON), then one raw blob per tensor in
              header["tensors"], each numel * itemsize bytes, C-contiguous, little endian.
-  request := {"v": 1, "op": "hello"}
-           | {"v": 1, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched",
-              "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
-  reply   := {"v": 1, "id": N, "status": "ok" | "error", "error": {"type", "message", "traceback"},
-              "tensors": [...], "torch_s": seconds inside torch}
+  request := {"v": 2, "op": "hello"}
+           | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched",
+              "exec": {"device": "cpu" | "cuda", "compile": null | "eager" | "aot_eager" | "inductor",
+                       "dynamic": null | true | false},
+              "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
+  reply   := {"v": 2, "id": N, "status": "ok" | "error",
+              "error": {"type", "message", "traceback", "call": k, "oom": bool},
+              "tensors": [...], "calls": [m0, m1, ...], "recycle": bool, "torch_s": seconds}
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
-alone, stacked as vmap stacks). Anything the program prints goes to stderr: stdout carries
-only frames. Faults named in VMAPFUZZ_FAULTS are planted at start-up (self-tests only).
+alone, stacked as vmap stacks). The function is compiled once per request (when "compile" is
+set) and called once per entry of "calls", with the next n_k tensors: a second call at another
+batch size tests the compiled function's guards. "recycle" asks the C++ side to replace this
+process (after a CUDA error or running out of memory). Anything the program prints goes to
+stderr: stdout carries only frames. Faults named in VMAPFUZZ_FAULTS are planted at start-up
+(self-tests only); VMAPFUZZ_MEMORY_LIMIT_MB caps the process's data segment (RLIMIT_DATA).
 """
 import json
 import os
@@ -20,7 +27,59 @@ import sys
 import time
 import traceback
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+
+
+def _limit_memory():
+    mb = int(os.environ.get("VMAPFUZZ_MEMORY_LIMIT_MB", "0") or 0)
+    if mb > 0:
+        import resource
+
+        limit = mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
+def _is_oom(e):
+    text = f"{type(e).__name__}: {e}"
+    return (isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
+            or "can't allocate memory" in text or "out of memory" in text.lower())
+
+
+def _is_device_error(e):
+    text = str(e)
+    return type(e).__name__ == "AcceleratorError" or "CUDA error" in text or "HIP error" in text
+
+
+# Faults in the worker process itself, for the isolation tests: each fires on every second
+# batched run a worker process makes, so a campaign meets them on some cases and not on others
+# whatever the generator makes.
+def _worker_fault(name):
+    import signal
+
+    def segfault():
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def abort():
+        os.abort()
+
+    def exit_():
+        os._exit(7)
+
+    def hang():
+        while True:
+            time.sleep(1)
+
+    def huge_alloc():
+        import torch
+
+        torch.empty(1 << 34, dtype=torch.uint8).fill_(1)  # 16 GiB: past the default limit
+
+    table = {"worker-segfault": segfault, "worker-abort": abort, "worker-exit": exit_,
+             "worker-hang": hang, "worker-huge-alloc": huge_alloc}
+    return table.get(name)
+
+
+WORKER_FAULTS = ("worker-segfault", "worker-abort", "worker-exit", "worker-hang", "worker-huge-alloc")
 
 
 def main():
@@ -30,6 +89,9 @@ def main():
     sys.stdout = sys.stderr
     proto_in = os.fdopen(0, "rb", buffering=0)
 
+    _limit_memory()
+    all_faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
+    process_faults = [_worker_fault(f) for f in all_faults if f in WORKER_FAULTS]
     try:
         import torch
     except Exception as e:  # reported through hello, so the C++ side can say what is wrong
@@ -37,7 +99,7 @@ def main():
         import_error = f"{type(e).__name__}: {e}"
     else:
         import_error = None
-        faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
+        faults = [f for f in all_faults if f not in WORKER_FAULTS]
         if faults:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
             import vmapfuzz_faults
@@ -74,6 +136,7 @@ def main():
         raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
         return {"dtype": names.get(t.dtype, str(t.dtype)), "shape": list(t.shape)}, raw
 
+    batched_runs = 0
     while True:
         head = read_exact(8)
         if head is None:
@@ -87,8 +150,10 @@ def main():
         if req["op"] == "hello":
             info = {"v": PROTOCOL_VERSION, "status": "ok" if torch else "error", "python": sys.version.split()[0]}
             if torch:
+                cuda_ok = torch.cuda.is_available()
                 info.update(torch=torch.__version__, cuda=torch.version.cuda, hip=getattr(torch.version, "hip", None),
-                            cuda_available=torch.cuda.is_available())
+                            cuda_available=cuda_ok,
+                            cuda_device=torch.cuda.get_device_name(0) if cuda_ok else None)
             else:
                 info["error"] = {"type": "ImportError", "message": import_error, "traceback": ""}
             send(info)
@@ -101,32 +166,54 @@ def main():
             for s in m["shape"]:
                 count *= s
             inputs.append(to_tensor(m, read_exact(nbytes * count)))
+        ex = req.get("exec") or {}
+        device = ex.get("device", "cpu")
+        calls = req.get("calls") or [len(inputs)]
         reply = {"v": PROTOCOL_VERSION, "id": req.get("id")}
         blobs = []
+        call = 0
         t0 = time.perf_counter()
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
             # would otherwise leak from one case into the next.
             torch._dynamo.reset()
+            if req["mode"] == "batched":
+                batched_runs += 1
+                if batched_runs % 2 == 0:
+                    for fault in process_faults:
+                        fault()
+            if device != "cpu":  # factory calls in the program land on the device too
+                torch.set_default_device(device)
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
             fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
-            out = fn(*inputs)
-            if isinstance(out, torch.Tensor):
-                out = (out,)
-            metas_out = []
-            for t in out:
-                m, raw = from_tensor(t)
-                metas_out.append(m)
-                blobs.append(raw)
-            reply.update(status="ok", tensors=metas_out)
+            if ex.get("compile"):
+                fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
+            metas_out, counts, at = [], [], 0
+            for call, n in enumerate(calls):
+                args = [t.to(device) for t in inputs[at:at + n]]
+                at += n
+                out = fn(*args)
+                if isinstance(out, torch.Tensor):
+                    out = (out,)
+                counts.append(len(out))
+                for t in out:
+                    m, raw = from_tensor(t)
+                    metas_out.append(m)
+                    blobs.append(raw)
+            reply.update(status="ok", tensors=metas_out, calls=counts)
         except Exception as e:
             blobs = []
-            reply.update(status="error", tensors=[],
+            oom = _is_oom(e)
+            reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e),
                          error={"type": type(e).__module__ + "." + type(e).__qualname__
                                 if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
-                                "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:]})
+                                "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:],
+                                "call": call, "oom": oom})
+        finally:
+            if device != "cpu":
+                torch.set_default_device(None)
         reply["torch_s"] = time.perf_counter() - t0
         send(reply, blobs)
 

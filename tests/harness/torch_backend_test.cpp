@@ -54,7 +54,7 @@ bool branchesSplit(const Case &c) {
 TEST(TorchBackend, WorkerReportsItsTorch) {
   TorchBackend b(config());
   auto info = b.hello();
-  EXPECT_EQ(info["v"], 1);
+  EXPECT_EQ(info["v"], 2);
   EXPECT_FALSE(info.value("torch", "").empty());
 }
 
@@ -94,12 +94,12 @@ TEST(TorchBackend, PlantedCondFaultIsAMismatch) {
 
 TEST(TorchBackend, ADyingWorkerIsACrashAndIsReplaced) {
   WorkerProcess w(config());
-  nlohmann::json req = {{"v", 1}, {"op", "run"}, {"id", 1}, {"mode", "batched"}, {"tensors", nlohmann::json::array()},
+  nlohmann::json req = {{"v", 2}, {"op", "run"}, {"id", 1}, {"mode", "batched"}, {"tensors", nlohmann::json::array()},
                         {"source", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"}};
   auto rep = w.request(req, {});
   EXPECT_EQ(rep.kind, WorkerReply::Kind::Died);
   EXPECT_NE(rep.how.find("SIGSEGV"), std::string::npos) << rep.how;
-  auto hello = w.request({{"v", 1}, {"op", "hello"}}, {});
+  auto hello = w.request({{"v", 2}, {"op", "hello"}}, {});
   EXPECT_EQ(hello.kind, WorkerReply::Kind::Ok);
   EXPECT_EQ(w.restarts(), 1);
 }
@@ -108,9 +108,9 @@ TEST(TorchBackend, AHangingWorkerTimesOut) {
   WorkerConfig cfg = config();
   cfg.timeout = std::chrono::milliseconds(3000);
   WorkerProcess w(cfg);
-  ASSERT_EQ(w.request({{"v", 1}, {"op", "hello"}}, {}).kind, WorkerReply::Kind::Ok);
-  nlohmann::json req = {{"v", 1}, {"op", "run"}, {"id", 1}, {"mode", "batched"}, {"tensors", nlohmann::json::array()},
+  ASSERT_EQ(w.request({{"v", 2}, {"op", "hello"}}, {}).kind, WorkerReply::Kind::Ok);
+  nlohmann::json req = {{"v", 2}, {"op", "run"}, {"id", 1}, {"mode", "batched"}, {"tensors", nlohmann::json::array()},
                         {"source", "while True:\n    pass\n"}};
   EXPECT_EQ(w.request(req, {}).kind, WorkerReply::Kind::TimedOut);
-  EXPECT_EQ(w.request({{"v", 1}, {"op", "hello"}}, {}).kind, WorkerReply::Kind::Ok);
+  EXPECT_EQ(w.request({{"v", 2}, {"op", "hello"}}, {}).kind, WorkerReply::Kind::Ok);
 }

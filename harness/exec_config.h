@@ -1,0 +1,37 @@
+#pragma once
+/// How the torch backend executes a case: eager `torch.vmap` or `torch.compile` of the vmapped
+/// function (with a compiler backend and a shape policy), on which device.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vf {
+
+struct ExecConfig {
+  /// "" runs `torch.vmap` eagerly; otherwise the `torch.compile` backend: eager, aot_eager, inductor.
+  std::string compiler;
+  /// The `dynamic=` argument of torch.compile: unset (torch's default: static first, automatic
+  /// dynamic after a recompile), true (dynamic) or false (static, recompile on every new shape).
+  std::optional<bool> dynamic;
+  std::string device = "cpu"; ///< "cpu" or "cuda" (ROCm builds of torch also say "cuda")
+
+  bool compiled() const { return !compiler.empty(); }
+  /// "eager", "compile-inductor", "compile-aot_eager-dynamic", "compile-inductor-static".
+  std::string modeName() const;
+  /// The JSON the worker reads (protocol v2, "exec").
+  nlohmann::json toJson() const;
+};
+
+/// The execution a backend name ("compile-inductor|cuda", see Backend::name) stands for.
+ExecConfig execOfSystem(const std::string &system);
+
+/// Every mode name `--mode` accepts.
+const std::vector<std::string> &knownModes();
+/// Parses a mode name (see modeName); nullopt when it is not one.
+std::optional<ExecConfig> parseMode(const std::string &name);
+/// Parses "eager,compile-inductor": std::invalid_argument naming the bad entry.
+std::vector<ExecConfig> parseModes(const std::string &list);
+
+} // namespace vf

@@ -1,0 +1,54 @@
+#pragma once
+/// The systems under test of a run: `jobs` long-lived torch workers, and on each a backend and
+/// a runner per (mode, device). Checks python, torch and the devices before anything runs.
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/campaign.h"
+#include "harness/exec_config.h"
+#include "harness/runner.h"
+#include "harness/torch_backend.h"
+
+namespace vf {
+
+struct SystemsConfig {
+  WorkerConfig worker;
+  std::vector<ExecConfig> modes = {ExecConfig{}}; ///< device fields ignored: see devices
+  std::vector<std::string> devices = {"cpu"};     ///< "cpu", "cuda"
+  int jobs = 1;
+  RunnerOptions runner;
+};
+
+/// Python, torch or the worker are unusable: the driver exits with its environment code.
+struct EnvironmentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Systems {
+public:
+  /// Starts one worker and asks it for its torch (>= 2.5) and devices. A requested device that
+  /// is absent is dropped with a "skipped: no cuda device" line in `skipped()`.
+  Systems(const SystemsConfig &cfg, std::ostream &log);
+  /// False when every requested device was skipped: nothing can run.
+  bool empty() const { return sets_.empty() || sets_.front().empty(); }
+  const std::vector<RunnerSet> &jobs() const { return sets_; }
+  /// The runners of the first job, one per (mode, device).
+  const RunnerSet &runners() const { return sets_.front(); }
+  /// torch, python, cuda/hip, modes and devices: for reports and meta.json.
+  const nlohmann::json &environment() const { return env_; }
+  const std::vector<std::string> &skipped() const { return skipped_; }
+
+private:
+  std::vector<std::shared_ptr<WorkerProcess>> workers_;
+  std::vector<std::unique_ptr<TorchBackend>> backends_;
+  std::vector<std::unique_ptr<Runner>> runners_;
+  std::vector<RunnerSet> sets_;
+  nlohmann::json env_;
+  std::vector<std::string> skipped_;
+};
+
+} // namespace vf

@@ -1,0 +1,76 @@
+// Execution modes: names, parsing, and what the emitted repro does with them.
+#include <gtest/gtest.h>
+
+#include "harness/exec_config.h"
+#include "harness/python_emit.h"
+#include "harness/runner.h"
+#include "ir/text.h"
+
+using namespace vf;
+
+TEST(ExecConfig, EveryKnownModeParsesBackToItsName) {
+  for (const auto &m : knownModes()) {
+    auto e = parseMode(m);
+    ASSERT_TRUE(e) << m;
+    EXPECT_EQ(e->modeName(), m);
+  }
+  EXPECT_EQ(parseMode("eager")->compiled(), false);
+  auto ind = parseMode("compile-inductor-dynamic");
+  ASSERT_TRUE(ind);
+  EXPECT_EQ(ind->compiler, "inductor");
+  ASSERT_TRUE(ind->dynamic);
+  EXPECT_TRUE(*ind->dynamic);
+  EXPECT_FALSE(parseMode("compile-aot_eager")->dynamic.has_value());
+  EXPECT_FALSE(*parseMode("compile-eager-static")->dynamic);
+}
+
+TEST(ExecConfig, BadModeListsNameTheBadEntry) {
+  EXPECT_EQ(parseModes("eager,compile-inductor").size(), 2u);
+  for (const char *bad : {"", "eager,", "jit", "compile-", "compile-tvm", "eager,eager", "compile-inductor-fast"}) {
+    try {
+      parseModes(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument &e) {
+      EXPECT_NE(std::string(e.what()).find("mode"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ExecConfig, BackendNamesMapBackToTheirExecution) {
+  auto e = execOfSystem("compile-aot_eager-static|rocm");
+  EXPECT_EQ(e.compiler, "aot_eager");
+  EXPECT_EQ(e.device, "cuda"); // ROCm torch runs through the cuda device
+  EXPECT_EQ(execOfSystem("eager|cpu").modeName(), "eager");
+  EXPECT_EQ(e.toJson()["dynamic"], false);
+}
+
+namespace {
+const char *kCase = R"(vmap size=3 in_dims=(0,None) out_dims=(0)
+data_seed 4
+func(%0: f32[2], %1: f32[2]) {
+  %2: f32[2] = mul(%0, %1)
+  return %2
+}
+)";
+}
+
+TEST(ExecConfig, AReproCompilesAndCallsAgainAsItsFindingDid) {
+  Case c = parseCase(kCase);
+  Case again = atAnotherBatchSize(c);
+  EXPECT_EQ(again.spec.levels[0].size, 4);
+  EXPECT_EQ(atAnotherBatchSize(parseCase(std::string(kCase).replace(10, 1, "1"))).spec.levels[0].size, 3);
+  ReproOptions ro;
+  ro.exec = *parseMode("compile-inductor-dynamic");
+  ro.exec.device = "cuda";
+  ro.again = again;
+  ro.againInputs = {at::zeros({4, 2}), at::ones({2})};
+  std::string py = emitRepro(c, {at::zeros({3, 2}), at::ones({2})}, "test", ro);
+  EXPECT_NE(py.find("batched = torch.compile(batched, backend=\"inductor\", dynamic=True)"), std::string::npos) << py;
+  EXPECT_NE(py.find("torch.set_default_device(\"cuda\")"), std::string::npos) << py;
+  EXPECT_NE(py.find("second call (batch size 4)"), std::string::npos) << py;
+  // per_example takes its batch size from its inputs, so it serves both calls.
+  EXPECT_NE(py.find("for b in range(x0.size(0))"), std::string::npos) << py;
+  std::string plain = emitRepro(c, {at::zeros({3, 2}), at::ones({2})}, "test");
+  EXPECT_EQ(plain.find("torch.compile"), std::string::npos);
+  EXPECT_EQ(plain.find("set_default_device"), std::string::npos);
+}
