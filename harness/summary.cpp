@@ -47,6 +47,7 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
 namespace {
 
 void addCounts(nlohmann::json &into, const nlohmann::json &from) {
+  if (into.is_null()) into = nlohmann::json::object();
   for (auto it = from.begin(); it != from.end(); ++it) {
     if (it->is_object()) addCounts(into[it.key()], *it);
     else into[it.key()] = into.value(it.key(), int64_t{0}) + it->get<int64_t>();
@@ -108,25 +109,28 @@ std::string summaryMarkdown(const nlohmann::json &s) {
      << " s, seed " << s.value("seed", nlohmann::json(0)).dump();
   if (s.contains("shards_merged")) md << ", " << s["shards_merged"].size() << " shards merged";
   md << "\n\n## Verdicts per mode\n\n| verdict |";
-  const auto &byMode = s.value("by_mode", nlohmann::json::object());
+  const nlohmann::json byMode = s.value("by_mode", nlohmann::json::object());
   for (auto it = byMode.begin(); it != byMode.end(); ++it) md << " " << it.key() << " |";
   md << "\n| --- |";
   for (size_t i = 0; i < byMode.size(); ++i) md << " ---: |";
   md << "\n";
-  for (auto v = s.value("verdicts", nlohmann::json::object()).begin(); v != s["verdicts"].end(); ++v) {
+  const nlohmann::json verdicts = s.value("verdicts", nlohmann::json::object());
+  for (auto v = verdicts.begin(); v != verdicts.end(); ++v) {
     md << "| " << v.key() << " |";
     for (auto it = byMode.begin(); it != byMode.end(); ++it) md << " " << it->value(v.key(), 0) << " |";
     md << "\n";
   }
   md << "\n## Findings\n\n";
-  if (s.value("findings", nlohmann::json::array()).empty()) md << "None.\n";
+  const nlohmann::json findings = s.value("findings", nlohmann::json::array());
+  if (findings.empty()) md << "None.\n";
   for (bool wantNew : {true, false})
-    for (const auto &f : s["findings"])
+    for (const auto &f : findings)
       if (f.value("new", false) == wantNew)
         md << "- " << (wantNew ? "**NEW** " : "known ") << f.value("hits", 0) << "x `" << f.value("signature", "") << "` ("
            << f.value("dir", "") << ")\n";
   md << "\n## Coverage (cases per feature)\n\n";
-  for (auto it = s.value("coverage", nlohmann::json::object()).begin(); it != s["coverage"].end(); ++it)
+  const nlohmann::json coverage = s.value("coverage", nlohmann::json::object());
+  for (auto it = coverage.begin(); it != coverage.end(); ++it)
     md << "- " << it.key() << ": " << it.value() << "\n";
   return md.str();
 }
@@ -150,7 +154,7 @@ std::string xmlEscape(const std::string &in) {
 
 std::string summaryJUnit(const nlohmann::json &s) {
   std::ostringstream x;
-  const auto &fs = s.value("findings", nlohmann::json::array());
+  const nlohmann::json fs = s.value("findings", nlohmann::json::array());
   int64_t fresh = s.value("new_findings", 0);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"vmapfuzz\" tests=\"" << std::max<size_t>(fs.size(), 1)
     << "\" failures=\"" << fresh << "\" skipped=\"" << fs.size() - fresh << "\">\n";

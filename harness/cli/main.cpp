@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "harness/campaign.h"
 #include "harness/filed_reports.h"
 #include "harness/caps.h"
+#include "harness/nightly.h"
+#include "harness/summary.h"
 #include "harness/python_emit.h"
 #include "harness/systems.h"
 #include "ir/text.h"
@@ -29,11 +32,21 @@ const char *kUsageText = R"(usage: vmapfuzz COMMAND [FLAGS]
 
 commands:
   fuzz    [--time SECONDS] [--cases N] [--seed N] [--out DIR] [--float64] [--no-shrink]
-          [--reports DIR] [--corpus DIR] [--jobs N] [--shard I/N]
+          [--reports DIR] [--corpus DIR] [--jobs N] [--shard I/N] [--summary-json FILE]
           run a campaign; file each new signature under --reports (default OUT/findings), copy
           its shrunk case to --corpus; exit 0 when nothing new was found, 1 when something was.
           --jobs: worker processes run cases in parallel; --shard I/N: only case indices i
-          with i % N == I (shards of one seed never overlap)
+          with i % N == I (shards of one seed never overlap); --summary-json: counts, case
+          indices and findings for `merge`
+  nightly [--budget SECONDS] [--seed N] [--reports DIR] [--regressions DIR] [--out DIR]
+          [--no-recheck] [--jobs N] [--shard I/N] [--cases N]
+          the CI job: replay the regression corpus (default corpus/regressions), fuzz for the
+          rest of the budget (default 600 s; seed default: today, YYYYMMDD), re-check the filed
+          reports (default DIR: reports), write OUT (default vmapfuzz-nightly)/summary.{json,md},
+          junit.xml and new/; exit 1 only for signatures not filed in --reports before
+  merge   SUMMARY.json... [--json FILE] [--markdown FILE] [--junit FILE]
+          merge the summaries of the shards of one campaign; exit 1 if any shard found
+          something new
   replay  FILE|DIR...   re-run case files (the text format; a directory: every *.vf in it);
           exit 1 if any still fails
   recheck [DIR]     run every filed repro.py (default DIR: reports) against the installed torch
@@ -219,8 +232,20 @@ vf::Case loadCase(const std::string &path) {
   return c;
 }
 
+/// --shard I/N into the campaign options.
+void parseShard(const Flags &f, vf::CampaignOptions &opt) {
+  if (!f.has("shard")) return;
+  std::string sh = f.str("shard", "");
+  long long i = -1, n = 0;
+  char tail = 0;
+  if (std::sscanf(sh.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+    throw UsageError("--shard needs I/N with 0 <= I < N, got '" + sh + "'");
+  opt.shard = i;
+  opt.shards = n;
+}
+
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}, {"summary-json", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
@@ -232,15 +257,7 @@ int cmdFuzz(int argc, char **argv) {
   for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
   for (const auto &x : f.faults) opt.runFlags += " --fault " + x;
   if (f.has("float64")) opt.runFlags += " --float64";
-  if (f.has("shard")) {
-    std::string sh = f.str("shard", "");
-    long long i = -1, n = 0;
-    char tail = 0;
-    if (std::sscanf(sh.c_str(), "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
-      throw UsageError("--shard needs I/N with 0 <= I < N, got '" + sh + "'");
-    opt.shard = i;
-    opt.shards = n;
-  }
+  parseShard(f, opt);
   int jobs = static_cast<int>(f.num("jobs", 1, 1, 256));
   std::string out = f.str("out", "vmapfuzz-out");
   vf::StoreOptions so;
@@ -259,6 +276,8 @@ int cmdFuzz(int argc, char **argv) {
   std::cerr << ", filing to " << reports << " (" << store.all().size() << " signatures filed already)\n";
   auto stats = vf::runCampaign(opt, systems->jobs(), store, std::cerr);
   vf::printSummary(stats, store, std::cout);
+  if (f.has("summary-json"))
+    vf::writeFileAtomic(f.str("summary-json", ""), vf::summaryJson(opt, stats, store).dump(2) + "\n");
   return store.newCount() > 0 ? kFound : kClean;
 }
 
@@ -342,6 +361,65 @@ int cmdReplay(int argc, char **argv) {
   return rc;
 }
 
+int cmdNightly(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({{"budget", true}, {"seed", true}, {"reports", true}, {"regressions", true},
+                                              {"out", true}, {"no-recheck", false}, {"jobs", true}, {"shard", true}, {"cases", true}}));
+  if (!f.positional.empty()) throw UsageError("nightly takes no positional arguments");
+  vf::NightlyOptions no;
+  no.budgetSeconds = static_cast<double>(f.num("budget", 600, 1, 100000000));
+  std::time_t now = std::time(nullptr);
+  char today[16];
+  std::strftime(today, sizeof today, "%Y%m%d", std::gmtime(&now));
+  no.campaign.seed = f.u64("seed", std::stoull(today)); // a new part of the space every night, replayable
+  no.campaign.tty = isatty(2);
+  no.campaign.policy = policyFrom(f);
+  for (const auto &g : f.gen) no.campaign.genFlags += " --gen " + g;
+  for (const auto &x : f.faults) no.campaign.runFlags += " --fault " + x;
+  parseShard(f, no.campaign);
+  no.campaign.maxCases = f.num("cases", -1, -1, INT64_MAX);
+  no.reportsDir = f.str("reports", "reports");
+  no.outDir = f.str("out", "vmapfuzz-nightly");
+  std::string regressions = f.str("regressions", "corpus/regressions");
+  if (std::filesystem::is_directory(regressions)) {
+    if (!std::filesystem::is_empty(regressions))
+      for (const auto &file : expandCaseFiles({regressions})) no.regressions.push_back({file, loadCase(file)});
+  } else if (f.has("regressions"))
+    throw UsageError("--regressions " + regressions + ": not a directory");
+  auto systems = startSystems(f, std::cerr, static_cast<int>(f.num("jobs", 1, 1, 256)));
+  if (systems->empty()) return kClean;
+  if (!f.has("no-recheck")) no.python = f.str("python", "python3");
+  vf::StoreOptions so;
+  so.environment = systems->environment();
+  if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
+  else so.environment["planted_faults"] = f.faults;
+  vf::FindingStore store(no.reportsDir, so);
+  std::cerr << "vmapfuzz nightly: budget " << no.budgetSeconds << " s, seed " << no.campaign.seed << ", "
+            << store.all().size() << " signatures filed in " << no.reportsDir << "\n";
+  return vf::runNightly(no, *systems, store, std::cerr) > 0 ? kFound : kClean;
+}
+
+int cmdMerge(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, {{"json", true}, {"markdown", true}, {"junit", true}});
+  if (f.positional.empty()) throw UsageError("merge needs the summary.json of every shard");
+  std::vector<nlohmann::json> shards;
+  for (const auto &p : f.positional) {
+    auto j = nlohmann::json::parse(readFile(p), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw UsageError(p + ": not a JSON summary");
+    shards.push_back(std::move(j));
+  }
+  nlohmann::json merged;
+  try {
+    merged = vf::mergeSummaries(shards);
+  } catch (const std::exception &e) { // bad shapes (nlohmann) or shards of different campaigns
+    throw UsageError(std::string("cannot merge: ") + e.what());
+  }
+  if (f.has("json")) vf::writeFileAtomic(f.str("json", ""), merged.dump(2) + "\n");
+  if (f.has("markdown")) vf::writeFileAtomic(f.str("markdown", ""), vf::summaryMarkdown(merged));
+  if (f.has("junit")) vf::writeFileAtomic(f.str("junit", ""), vf::summaryJUnit(merged));
+  std::cout << vf::summaryMarkdown(merged);
+  return merged.value("new_findings", 0) > 0 ? kFound : kClean;
+}
+
 int cmdCaps(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({}));
   if (!f.positional.empty()) throw UsageError("caps takes no positional arguments");
@@ -379,7 +457,7 @@ int main(int argc, char **argv) {
   std::string cmd = argv[1];
   static const std::map<std::string, std::function<int(int, char **)>> cmds = {
       {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}, {"recheck", cmdRecheck},
-      {"report", cmdReport}, {"caps", cmdCaps}};
+      {"report", cmdReport}, {"caps", cmdCaps}, {"nightly", cmdNightly}, {"merge", cmdMerge}};
   auto it = cmds.find(cmd);
   if (it == cmds.end()) {
     std::cerr << "vmapfuzz: error: unknown command '" << cmd << "' (try vmapfuzz --help)\n";
