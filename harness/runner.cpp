@@ -32,10 +32,27 @@ std::string firstLine(const std::string &s) { return errorGist(s).substr(0, 300)
 
 CaseResult Runner::run(const Case &c) {
   auto t0 = std::chrono::steady_clock::now();
-  CaseResult r;
   auto inputs = makeInputs(c);
   RefResult ref = runReference(c, inputs, {opt_.float64Reference});
-  r.referenceSeconds = since(t0);
+  double refSeconds = since(t0), systemSeconds = 0;
+  CaseResult best;
+  for (size_t i = 0; i < backends_.size(); ++i) {
+    CaseResult r = runOn(*backends_[i], c, inputs, ref);
+    systemSeconds += r.systemSeconds;
+    r.backend = backends_[i]->name();
+    if (backends_.size() > 1 && r.verdict != Verdict::Pass) r.summary = "[" + r.backend + "] " + r.summary;
+    if (i == 0 || (isFinding(r.verdict) && !isFinding(best.verdict)) || (best.verdict == Verdict::Pass && r.verdict != Verdict::Pass))
+      best = std::move(r);
+  }
+  best.referenceSeconds = refSeconds;
+  best.systemSeconds = systemSeconds;
+  best.totalSeconds = since(t0);
+  return best;
+}
+
+CaseResult Runner::runOn(Backend &backend_, const Case &c, const std::vector<at::Tensor> &inputs, const RefResult &ref) {
+  auto t0 = std::chrono::steady_clock::now();
+  CaseResult r;
   auto finish = [&](Verdict v, std::string summary) {
     r.verdict = v;
     r.summary = std::move(summary);

@@ -36,6 +36,7 @@ struct CaseResult {
   std::string errorType, errorMessage, traceback;
   std::vector<at::Tensor> expected, actual;
   double referenceSeconds = 0, systemSeconds = 0, totalSeconds = 0;
+  std::string backend;            ///< the backend whose run gave this verdict (the side that differs)
 };
 
 } // namespace vf

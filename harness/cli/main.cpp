@@ -10,9 +10,13 @@
 #include <map>
 #include <sstream>
 
+#include <torch/version.h>
+
 #include "generators/case_gen.h"
+#include "generators/choices.h"
 #include "harness/campaign.h"
 #include "harness/filed_reports.h"
+#include "harness/libtorch_backend.h"
 #include "harness/python_emit.h"
 #include "harness/torch_backend.h"
 #include "ir/text.h"
@@ -32,12 +36,14 @@ commands:
           run a campaign; file each new signature under --reports (default OUT/findings), copy
           its shrunk case to --corpus; exit 0 when nothing new was found, 1 when something was
   replay  FILE|DIR...   re-run case files (the text format; a directory: every *.vf in it);
-          exit 1 if any still fails
+          exit 1 if any still fails. libFuzzer artifacts (crash-*, timeout-*, ..., or any file
+          with --bytes) are decoded through the generators as the fuzz_case target does
   recheck [DIR]     run every filed repro.py (default DIR: reports) against the installed torch
           and mark each report open, fixed or error in its meta.json
   report  [DIR] [--markdown FILE] [--junit FILE] [--file-issues [--gh PATH]]
           summarise filed reports for CI; --file-issues files open ones with `gh issue create`
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
+          [--bytes FILE]    print the case a libFuzzer input (e.g. a crash-<hash> artifact) decodes to
   emit    FILE      print the Python a case file is run as
 
 common flags:
@@ -45,6 +51,9 @@ common flags:
   --timeout-ms N     per-run deadline for the worker (default: 60000)
   --fault NAME       plant a fault in torch's batching rules in the worker (self-tests)
   --gen KEY=VALUE    generator setting, e.g. --gen max_depth=3 (see generators/policy.cpp)
+  --backend LIST     systems under test for fuzz and replay, compared three ways with the
+                     reference: torch (the python worker), libtorch (in process, functorch's
+                     C++ vmap), or torch,libtorch (default: torch)
 
 exit codes: 0 clean, 1 findings, 2 bad usage or bad input, 3 environment (python/torch), 4 internal error
 )";
@@ -184,6 +193,33 @@ std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log
   return b;
 }
 
+/// The systems under test named by --backend, in that order.
+struct Backends {
+  std::unique_ptr<vf::TorchBackend> torch;
+  std::unique_ptr<vf::LibtorchBackend> libtorch;
+  std::vector<vf::Backend *> list;
+};
+
+Backends startBackends(const Flags &f, std::ostream &log, nlohmann::json *env = nullptr) {
+  Backends b;
+  std::stringstream names(f.str("backend", "torch"));
+  for (std::string n; std::getline(names, n, ',');) {
+    if (n == "torch" && !b.torch) b.list.push_back((b.torch = startBackend(f, log, env)).get());
+    else if (n == "libtorch" && !b.libtorch) {
+      try {
+        b.libtorch = std::make_unique<vf::LibtorchBackend>();
+      } catch (const std::invalid_argument &e) {
+        throw UsageError(e.what());
+      }
+      b.list.push_back(b.libtorch.get());
+      log << "vmapfuzz: libtorch backend in process (functorch C++ vmap, libtorch " << TORCH_VERSION << ")\n";
+      if (env && env->is_null()) *env = {{"torch", TORCH_VERSION}, {"device", "cpu"}, {"mode", "libtorch"}};
+    } else throw UsageError("--backend takes torch, libtorch or torch,libtorch, got '" + f.str("backend", "") + "'");
+  }
+  if (b.list.empty()) throw UsageError("--backend names no backend");
+  return b;
+}
+
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot read file");
@@ -193,9 +229,14 @@ std::string readFile(const std::string &path) {
 }
 
 /// Reads and validates a case file; errors name the file, line and column.
-vf::Case loadCase(const std::string &path) {
+vf::Case loadCase(const std::string &path, bool bytes = false, const vf::GenPolicy &policy = {}) {
   std::string text = readFile(path);
   vf::Case c;
+  // libFuzzer names its artifacts <kind>-<sha1>; they hold the bytes fuzz_case decoded.
+  std::string base = std::filesystem::path(path).filename().string();
+  for (const char *kind : {"crash-", "timeout-", "oom-", "leak-", "slow-unit-"})
+    if (base.rfind(kind, 0) == 0) bytes = true;
+  if (bytes) return vf::caseFromBytes(reinterpret_cast<const uint8_t *>(text.data()), text.size(), policy);
   try {
     c = vf::parseCase(text);
   } catch (const vf::ParseError &e) {
@@ -207,7 +248,7 @@ vf::Case loadCase(const std::string &path) {
 }
 
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"backend", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
@@ -221,8 +262,9 @@ int cmdFuzz(int argc, char **argv) {
   if (f.has("float64")) opt.runFlags += " --float64";
   std::string out = f.str("out", "vmapfuzz-out");
   vf::StoreOptions so;
-  auto backend = startBackend(f, std::cerr, &so.environment);
-  vf::Runner runner(*backend, {f.has("float64")});
+  auto backends = startBackends(f, std::cerr, &so.environment);
+  vf::Runner runner(backends.list, {f.has("float64")});
+  if (f.has("backend")) opt.runFlags += " --backend " + f.str("backend", "");
   // With faults planted in the worker only, a standalone repro.py runs on clean torch and
   // cannot confirm anything.
   if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
@@ -293,13 +335,13 @@ int cmdReport(int argc, char **argv) {
 }
 
 int cmdReplay(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}, {"backend", true}, {"bytes", false}}));
   if (f.positional.empty()) throw UsageError("replay needs at least one case file or directory");
   f.positional = expandCaseFiles(f.positional);
   std::vector<vf::Case> cases;
-  for (const auto &p : f.positional) cases.push_back(loadCase(p)); // all parse errors before any run
-  auto backend = startBackend(f, std::cerr);
-  vf::Runner runner(*backend, {f.has("float64")});
+  for (const auto &p : f.positional) cases.push_back(loadCase(p, f.has("bytes"), policyFrom(f))); // all parse errors before any run
+  auto backends = startBackends(f, std::cerr);
+  vf::Runner runner(backends.list, {f.has("float64")});
   int rc = kClean;
   for (size_t i = 0; i < cases.size(); ++i) {
     auto r = runner.run(cases[i]);
@@ -314,7 +356,12 @@ int cmdReplay(int argc, char **argv) {
 }
 
 int cmdGen(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"case-seed", true}, {"size", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"case-seed", true}, {"size", true}, {"bytes", true}}));
+  if (f.has("bytes")) {
+    std::string b = readFile(f.str("bytes", ""));
+    std::cout << vf::printCase(vf::caseFromBytes(reinterpret_cast<const uint8_t *>(b.data()), b.size(), policyFrom(f)));
+    return kClean;
+  }
   vf::Case c = vf::generateCase(f.u64("case-seed", 1), static_cast<int>(f.num("size", 50, 0, 1000)), policyFrom(f));
   std::cout << vf::printCase(c);
   return kClean;
