@@ -9,10 +9,11 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 SECONDS_EACH=${VMAPFUZZ_FUZZ_SECONDS:-60}
 SAN=${VMAPFUZZ_FUZZ_SANITIZE:-1}
-BUILD=${VMAPFUZZ_FUZZ_BUILD_DIR:-build-fuzz$([ "$SAN" = 1 ] && echo -asan)}
+if [ "$SAN" = 1 ]; then SAN_CMAKE=ON; SUFFIX=-asan; else SAN_CMAKE=OFF; SUFFIX=; fi
+BUILD=${VMAPFUZZ_FUZZ_BUILD_DIR:-build-fuzz$SUFFIX}
 prefix=$(vf_in_env python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 vf_in_env cmake -S . -B "$BUILD" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER=clang++ \
-  -DVMAPFUZZ_TESTS=OFF -DVMAPFUZZ_LIBFUZZER=ON -DVMAPFUZZ_SANITIZE=$([ "$SAN" = 1 ] && echo ON || echo OFF) >/dev/null
+  -DVMAPFUZZ_TESTS=OFF -DVMAPFUZZ_LIBFUZZER=ON -DVMAPFUZZ_SANITIZE=$SAN_CMAKE >/dev/null
 vf_in_env cmake --build "$BUILD" -j "$(nproc)" --target fuzz_case fuzz_text
 
 # libFuzzer writes new inputs into its first corpus dir: a scratch copy, never the seeds.
