@@ -17,7 +17,11 @@
 ///
 /// A branch evaluated for examples that would not take it gets the mask of the examples that
 /// would: loops inside it only wait for those. Ops are total (ir/ops.cpp), so a branch's values
-/// for the other examples are finite or NaN, never an error, and `where` drops them.
+/// for the other examples are finite or NaN, never an error, and `where` drops them. Loops
+/// terminate for every input, taken or not: the generator's while_loop counts an integer
+/// carry from branch_index (in [-3, 5]) up by one per step against a trip_limit (in [0, 4])
+/// captured from outside, so at most 7 steps (generators/case_gen.cpp, whileStmt). A hand-written
+/// loop that never ends stops with an error after 10000 steps, as in the reference.
 ///
 /// With no vmap layer on the stack every value is unbatched and this is a per-example
 /// interpreter with native control flow.
