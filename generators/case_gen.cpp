@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "generators/choices.h"
 #include "ir/op_registry.h"
 #include "ir/validate.h"
 
@@ -16,10 +17,22 @@ namespace {
 /// whatever the generation size (choices, dims, probabilities); `scaled` grows with the size
 /// (how many statements, inputs, dims), so that small sizes give small programs and shrinking
 /// heads for them.
+/// With a byte stream active (generators/choices.h) the bytes decide instead of RapidCheck.
 int64_t draw(int64_t lo, int64_t hiInclusive) {
+  if (auto *cs = activeChoices()) return lo + static_cast<int64_t>(cs->below(static_cast<uint64_t>(hiInclusive - lo) + 1));
   return *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<int64_t>(lo, hiInclusive + 1));
 }
-int64_t scaled(int64_t lo, int64_t hiInclusive) { return *rc::gen::inRange<int64_t>(lo, hiInclusive + 1); }
+int64_t scaled(int64_t lo, int64_t hiInclusive) {
+  if (auto *cs = activeChoices()) {
+    int size = std::clamp(*rc::gen::withSize([](int s) { return rc::gen::just(s); }), 0, rc::kNominalSize);
+    return lo + static_cast<int64_t>(cs->below(static_cast<uint64_t>((hiInclusive - lo) * size / rc::kNominalSize) + 1));
+  }
+  return *rc::gen::inRange<int64_t>(lo, hiInclusive + 1);
+}
+uint64_t drawSeed() {
+  if (auto *cs = activeChoices()) return cs->below(uint64_t{1} << 32);
+  return *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 53);
+}
 bool chance(int percent) { return draw(0, 99) < percent; }
 template <class T> const T &pick(const std::vector<T> &v) { return v[draw(0, static_cast<int64_t>(v.size()) - 1)]; }
 
@@ -470,7 +483,7 @@ rc::Gen<BatchSpec> genBatchSpec(const Program &p, const GenPolicy &policy) {
       }
       if (chance(policy.chunkPercent)) l.chunk_size = draw(1, std::max<int64_t>(1, l.size));
     }
-    s.data_seed = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 53);
+    s.data_seed = drawSeed();
     return s;
   });
 }

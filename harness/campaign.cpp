@@ -47,6 +47,12 @@ std::string progressLine(const CampaignStats &s, const FindingStore &store, doub
 
 namespace {
 
+/// The flag that makes replay run on the system a finding came from.
+std::string systemFlag(const std::string &system) {
+  std::string mode = system.substr(0, system.find('|'));
+  return mode == "libtorch" ? " --backend libtorch" : " --mode " + mode;
+}
+
 /// The loop, shared by the job threads. Generation (RapidCheck keeps global state), the
 /// statistics, the store and the log are guarded by mutexes; cases and shrinking run in
 /// parallel.
@@ -142,7 +148,7 @@ private:
   void file(const Case &c, const CaseResult &r, Runner &runner, uint64_t cs, int size) {
     std::ostringstream rep;
     rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt_.genFlags << " > case.vf && vmapfuzz replay"
-        << opt_.runFlags << " --mode " << r.system.substr(0, r.system.find('|')) << " case.vf";
+        << opt_.runFlags << systemFlag(r.system) << " case.vf";
     // A mismatch is named by the constructs of its shrunk case, so the signature of an
     // unshrunk one is first mapped through what earlier shrinking found.
     const std::string sig0 = signatureOf(c, r);

@@ -25,7 +25,8 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
       ++replayed;
       if (!isFinding(r.verdict)) continue;
       ++stillFailing;
-      auto rec = store.record(c, r, "vmapfuzz replay --mode " + r.system.substr(0, r.system.find('|')) + " " + file);
+      std::string mode = r.system.substr(0, r.system.find('|'));
+      auto rec = store.record(c, r, "vmapfuzz replay " + (mode == "libtorch" ? "--backend libtorch" : "--mode " + mode) + " " + file);
       if (rec.isNew) log << "NEW " << verdictName(r.verdict) << " replaying " << file << ": " << r.summary << "\n    -> " << rec.dir << "\n";
     }
   }

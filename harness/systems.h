@@ -21,6 +21,8 @@ struct SystemsConfig {
   std::vector<std::string> devices = {"cpu"};     ///< "cpu", "cuda"
   int jobs = 1;
   RunnerOptions runner;
+  bool torch = true;     ///< the torch backend: python workers, every mode and device
+  bool libtorch = false; ///< the libtorch backend: functorch's C++ vmap in process (CPU)
 };
 
 /// Python, torch or the worker are unusable: the driver exits with its environment code.
@@ -44,7 +46,7 @@ public:
 
 private:
   std::vector<std::shared_ptr<WorkerProcess>> workers_;
-  std::vector<std::unique_ptr<TorchBackend>> backends_;
+  std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<std::unique_ptr<Runner>> runners_;
   std::vector<RunnerSet> sets_;
   nlohmann::json env_;

@@ -35,6 +35,9 @@ struct AttrSpec {
 /// Per-evaluation bookkeeping: how close any comparison came to its decision boundary.
 struct EvalCtx {
   double minMargin = 1e300; ///< smallest |a - b| seen by a float comparison, scaled
+  /// Off under vmap (the libtorch backend): measuring reads values with .item(), which a
+  /// batched tensor refuses; the reference measures margins for every case anyway.
+  bool measureMargins = true;
 };
 
 /// Returns "" when the argument types and attributes are acceptable, else why not.

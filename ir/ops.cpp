@@ -71,6 +71,7 @@ std::string matmulType(const Types &a, const Attrs &, Type &out) {
 
 /// Records how close a float comparison came to flipping.
 void noteMargin(const at::Tensor &a, const at::Tensor &b, EvalCtx &ctx) {
+  if (!ctx.measureMargins) return;
   if (!a.is_floating_point() && !b.is_floating_point()) return;
   auto da = a.to(at::kDouble), db = b.to(at::kDouble);
   auto diff = (da - db).abs() / (da.abs() + db.abs() + 1.0);
@@ -175,7 +176,7 @@ int64_t dimOf(const Type &t, const Attrs &a, const char *name = "dim") { return 
 
 /// Rounding sits on a decision boundary at every half (round) or integer (floor).
 void noteRounding(const at::Tensor &x, double offset, EvalCtx &ctx) {
-  if (x.numel() == 0) return;
+  if (!ctx.measureMargins || x.numel() == 0) return;
   auto d = x.to(at::kDouble) + offset;
   auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
   ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>());
@@ -226,7 +227,7 @@ std::vector<OpDef> buildOps() {
     op.eval = [=](const Args &a, const Attrs &, EvalCtx &ctx) {
       // Same arithmetic, in the same dtype, as the Python emission.
       at::Tensor y = (absFirst ? at::abs(a[0]) : a[0]) * scale;
-      if (y.numel() > 0) {
+      if (ctx.measureMargins && y.numel() > 0) {
         auto d = y.to(at::kDouble);
         auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
         ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>());

@@ -185,7 +185,7 @@ public:
         c.spec.levels.push_back(parseLevel());
       } else {
         take();
-        c.spec.data_seed = static_cast<uint64_t>(parseInt("a data seed"));
+        c.spec.data_seed = parseSeed();
         sawSeed = true;
       }
     }
@@ -241,6 +241,19 @@ private:
     const char *b = t.data() + (t[0] == '+' ? 1 : 0);
     auto [p, ec] = std::from_chars(b, t.data() + t.size(), v);
     if (ec != std::errc() || p != t.data() + t.size()) fail(std::string("expected ") + what);
+    take();
+    return v;
+  }
+
+  /// Data seeds are unsigned 64-bit: a negative one would print back as another number.
+  uint64_t parseSeed() {
+    const char *what = "expected a data seed (an integer in [0, 2^64))";
+    if (cur_.kind != Tok::Number || cur_.text[0] == '-') fail(what);
+    uint64_t v = 0;
+    const std::string &t = cur_.text;
+    const char *b = t.data() + (t[0] == '+' ? 1 : 0);
+    auto [p, ec] = std::from_chars(b, t.data() + t.size(), v);
+    if (ec != std::errc() || p != t.data() + t.size()) fail(what);
     take();
     return v;
   }

@@ -11,7 +11,10 @@
 #include <map>
 #include <sstream>
 
+#include <torch/version.h>
+
 #include "generators/case_gen.h"
+#include "generators/choices.h"
 #include "harness/campaign.h"
 #include "harness/filed_reports.h"
 #include "harness/caps.h"
@@ -48,7 +51,8 @@ commands:
           merge the summaries of the shards of one campaign; exit 1 if any shard found
           something new
   replay  FILE|DIR...   re-run case files (the text format; a directory: every *.vf in it);
-          exit 1 if any still fails
+          exit 1 if any still fails. libFuzzer artifacts (crash-*, timeout-*, ..., or any file
+          with --bytes) are decoded through the generators as the fuzz_case target does
   recheck [DIR]     run every filed repro.py (default DIR: reports) against the installed torch
           and mark each report open, fixed or error in its meta.json
   report  [DIR] [--markdown FILE] [--junit FILE] [--file-issues [--gh PATH]]
@@ -56,6 +60,7 @@ commands:
   caps    which constructs have working batching rules, per mode and device (probes torch;
           default --mode: every compiler, --device cpu,cuda)
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
+          [--bytes FILE]    print the case a libFuzzer input (e.g. a crash-<hash> artifact) decodes to
   emit    FILE      print the Python a case file is run as
 
 common flags:
@@ -67,6 +72,9 @@ common flags:
   --device LIST      cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)
   --fault NAME       plant a fault in torch's batching rules in the worker (self-tests)
   --gen KEY=VALUE    generator setting, e.g. --gen max_depth=3 (see generators/policy.cpp)
+  --backend LIST     systems under test for fuzz and replay, compared three ways with the
+                     reference: torch (the python worker), libtorch (in process, functorch's
+                     C++ vmap), or torch,libtorch (default: torch)
 
 exit codes: 0 clean, 1 findings, 2 bad usage or bad input, 3 environment (python/torch), 4 internal error
 )";
@@ -148,7 +156,8 @@ struct Flags {
 };
 
 const std::map<std::string, bool> kCommon = {{"python", true}, {"timeout-ms", true}, {"fault", true}, {"gen", true},
-                                             {"mode", true}, {"device", true}, {"memory-mb", true}};
+                                             {"mode", true}, {"device", true}, {"memory-mb", true},
+                                             {"backend", true}};
 
 /// The generator policy with every --gen KEY=VALUE applied.
 vf::GenPolicy policyFrom(const Flags &f) {
@@ -207,7 +216,20 @@ std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int
     if (std::find(sc.devices.begin(), sc.devices.end(), d) == sc.devices.end()) sc.devices.push_back(d);
   }
   if (sc.devices.empty()) throw UsageError("--device needs at least one device");
-  return std::make_unique<vf::Systems>(sc, log);
+  std::string backends = f.str("backend", "torch");
+  sc.torch = sc.libtorch = false;
+  std::stringstream bs(backends);
+  for (std::string n; std::getline(bs, n, ',');) {
+    if (n == "torch") sc.torch = true;
+    else if (n == "libtorch") sc.libtorch = true;
+    else throw UsageError("--backend takes torch, libtorch or torch,libtorch, got '" + backends + "'");
+  }
+  if (!sc.torch && !sc.libtorch) throw UsageError("--backend names no backend");
+  try {
+    return std::make_unique<vf::Systems>(sc, log);
+  } catch (const std::invalid_argument &e) { // a bad VMAPFUZZ_LIBTORCH_FAULT
+    throw UsageError(e.what());
+  }
 }
 
 std::string readFile(const std::string &path) {
@@ -219,9 +241,14 @@ std::string readFile(const std::string &path) {
 }
 
 /// Reads and validates a case file; errors name the file, line and column.
-vf::Case loadCase(const std::string &path) {
+vf::Case loadCase(const std::string &path, bool bytes = false, const vf::GenPolicy &policy = {}) {
   std::string text = readFile(path);
   vf::Case c;
+  // libFuzzer names its artifacts <kind>-<sha1>; they hold the bytes fuzz_case decoded.
+  std::string base = std::filesystem::path(path).filename().string();
+  for (const char *kind : {"crash-", "timeout-", "oom-", "leak-", "slow-unit-"})
+    if (base.rfind(kind, 0) == 0) bytes = true;
+  if (bytes) return vf::caseFromBytes(reinterpret_cast<const uint8_t *>(text.data()), text.size(), policy);
   try {
     c = vf::parseCase(text);
   } catch (const vf::ParseError &e) {
@@ -337,11 +364,11 @@ int cmdReport(int argc, char **argv) {
 }
 
 int cmdReplay(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}, {"backend", true}, {"bytes", false}}));
   if (f.positional.empty()) throw UsageError("replay needs at least one case file or directory");
   f.positional = expandCaseFiles(f.positional);
   std::vector<vf::Case> cases;
-  for (const auto &p : f.positional) cases.push_back(loadCase(p)); // all parse errors before any run
+  for (const auto &p : f.positional) cases.push_back(loadCase(p, f.has("bytes"), policyFrom(f))); // all parse errors before any run
   auto systems = startSystems(f, std::cerr);
   if (systems->empty()) return kClean;
   const auto &runners = systems->runners();
@@ -434,7 +461,12 @@ int cmdCaps(int argc, char **argv) {
 }
 
 int cmdGen(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"case-seed", true}, {"size", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"case-seed", true}, {"size", true}, {"bytes", true}}));
+  if (f.has("bytes")) {
+    std::string b = readFile(f.str("bytes", ""));
+    std::cout << vf::printCase(vf::caseFromBytes(reinterpret_cast<const uint8_t *>(b.data()), b.size(), policyFrom(f)));
+    return kClean;
+  }
   vf::Case c = vf::generateCase(f.u64("case-seed", 1), static_cast<int>(f.num("size", 50, 0, 1000)), policyFrom(f));
   std::cout << vf::printCase(c);
   return kClean;
