@@ -21,6 +21,11 @@ struct Outcome {
   std::string errorMessage; ///< its message; for a crash, how the process ended
   std::string traceback;    ///< Python traceback, or the tail of a dead worker's stderr
   double systemSeconds = 0; ///< time spent inside the system under test
+  // The harness's own share of a run (phase timing; 0 where a backend does not measure it):
+  double emitSeconds = 0;      ///< turning the case into the system's input (e.g. Python source)
+  double transportSeconds = 0; ///< moving the request and reply (pipes, framing)
+  double workerSeconds = 0;    ///< the worker's own handling besides the system's time
+  int64_t workerRssKb = 0;     ///< peak resident memory of the process that ran it
 };
 
 class Backend {

@@ -50,8 +50,11 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
     if (elapsed() >= opt.seconds) break;
     uint64_t cs = caseSeed(opt.seed, i);
     int size = caseSize(i);
+    auto tGen = std::chrono::steady_clock::now();
     Case c = generateCase(cs, size, opt.policy);
+    s.phases.generate += std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
     CaseResult r = runner.run(c);
+    s.phases.add(r);
     s.cases++;
     s.byVerdict[static_cast<int>(r.verdict)]++;
     s.referenceSeconds += r.referenceSeconds;
@@ -97,13 +100,16 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
         double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
         s.shrinkAttempts += ss.attempts;
         s.shrinkSeconds += took;
+        s.phases.shrink += took;
         std::ostringstream n;
         n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, "
           << std::fixed << std::setprecision(1) << took << " s";
         note = n.str();
         log << " " << note << "\n";
       }
+      auto tFile = std::chrono::steady_clock::now();
       auto rec = store.record(filed, filedResult, rep.str(), note, sig);
+      s.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
       if (rec.isNew) {
         if (opt.tty) log << "\r\033[K";
         log << "NEW " << verdictName(r.verdict) << ": " << r.summary << "\n    -> " << rec.dir;
@@ -131,6 +137,7 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
      << s.systemSeconds << " s";
   if (s.shrinkAttempts) os << "; shrinking " << s.shrinkSeconds << " s (" << s.shrinkAttempts << " attempts)";
   os << "\n";
+  s.phases.print(os, s.seconds);
   os << "verdicts:\n";
   for (int v = 0; v < kVerdictCount; ++v)
     os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)

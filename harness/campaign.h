@@ -9,6 +9,7 @@
 #include "generators/policy.h"
 #include "harness/coverage.h"
 #include "harness/findings.h"
+#include "harness/phase_times.h"
 #include "harness/runner.h"
 
 namespace vf {
@@ -34,6 +35,7 @@ struct CampaignStats {
   double shrinkSeconds = 0;
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
   std::map<std::string, int64_t> unsupported;    ///< constructs torch has no batching rule for, with counts
+  PhaseTimes phases; ///< where the wall time went (printed with the summary)
 };
 
 /// The seed of case `index` of a campaign with `seed`: the reproduce line names it.

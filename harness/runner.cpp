@@ -1,5 +1,6 @@
 #include "harness/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 
@@ -33,6 +34,19 @@ std::string firstLine(const std::string &s) { return errorGist(s).substr(0, 300)
 CaseResult Runner::run(const Case &c) {
   auto t0 = std::chrono::steady_clock::now();
   CaseResult r;
+  auto account = [&r](const Outcome &o) {
+    r.systemSeconds += o.systemSeconds;
+    r.emitSeconds += o.emitSeconds;
+    r.transportSeconds += o.transportSeconds;
+    r.workerSeconds += o.workerSeconds;
+    r.workerRssKb = std::max(r.workerRssKb, o.workerRssKb);
+  };
+  auto compare = [&r](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+    auto tc = std::chrono::steady_clock::now();
+    Comparison cmp = compareOutputs(a, b);
+    r.compareSeconds += since(tc);
+    return cmp;
+  };
   auto inputs = makeInputs(c);
   RefResult ref = runReference(c, inputs, {opt_.float64Reference});
   r.referenceSeconds = since(t0);
@@ -49,7 +63,7 @@ CaseResult Runner::run(const Case &c) {
   bool nearBoundary = ref.minMargin < kAmbiguityMargin;
 
   Outcome b = backend_.run(c, inputs, RunMode::Batched);
-  r.systemSeconds += b.systemSeconds;
+  account(b);
   r.errorType = b.errorType;
   r.errorMessage = b.errorMessage;
   r.traceback = b.traceback;
@@ -57,7 +71,7 @@ CaseResult Runner::run(const Case &c) {
   if (b.status == Outcome::Status::Crash) return finish(Verdict::Crash, b.errorMessage);
   if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
   if (b.status == Outcome::Status::Ok) {
-    Comparison cmp = compareOutputs(ref.outputs, b.outputs);
+    Comparison cmp = compare(ref.outputs, b.outputs);
     if (cmp.equal) return finish(Verdict::Pass, "");
     if (nearBoundary)
       return finish(Verdict::Ambiguous, "results differ, but a comparison was within " + std::to_string(ref.minMargin) +
@@ -65,16 +79,16 @@ CaseResult Runner::run(const Case &c) {
     // Before calling it a bug, the system's own per-example run must agree with our reference:
     // otherwise the emitter or the reference is wrong, not torch's batching.
     Outcome u = backend_.run(c, inputs, RunMode::PerExample);
-    r.systemSeconds += u.systemSeconds;
+    account(u);
     if (u.status != Outcome::Status::Ok)
       return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
-    Comparison self = compareOutputs(ref.outputs, u.outputs);
+    Comparison self = compare(ref.outputs, u.outputs);
     if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
     return finish(Verdict::Mismatch, cmp.detail);
   }
   // The batched run raised: a bug only if every example runs alone.
   Outcome u = backend_.run(c, inputs, RunMode::PerExample);
-  r.systemSeconds += u.systemSeconds;
+  account(u);
   if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang)
     return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
   if (u.status == Outcome::Status::Error)

@@ -1,5 +1,7 @@
 #include "harness/torch_backend.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -31,6 +33,10 @@ static std::string toBytes(const at::Tensor &t) {
 }
 
 Outcome TorchBackend::run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) {
+  auto seconds = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  auto tEmit = std::chrono::steady_clock::now();
   nlohmann::json req = {{"v", 1}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c)},
                         {"mode", mode == RunMode::Batched ? "batched" : "unbatched"}};
   req["tensors"] = nlohmann::json::array();
@@ -40,8 +46,11 @@ Outcome TorchBackend::run(const Case &c, const std::vector<at::Tensor> &inputs, 
     req["tensors"].push_back({{"dtype", std::string(dtypeName(fromScalarType(t.scalar_type())))}, {"shape", shape}});
     blobs.push_back(toBytes(t));
   }
-  WorkerReply rep = worker_.request(req, blobs);
   Outcome o;
+  o.emitSeconds = seconds(tEmit);
+  auto tReq = std::chrono::steady_clock::now();
+  WorkerReply rep = worker_.request(req, blobs);
+  double roundTrip = seconds(tReq);
   if (rep.kind != WorkerReply::Kind::Ok) {
     o.status = rep.kind == WorkerReply::Kind::TimedOut ? Outcome::Status::Hang : Outcome::Status::Crash;
     o.errorMessage = "worker " + rep.how;
@@ -49,6 +58,10 @@ Outcome TorchBackend::run(const Case &c, const std::vector<at::Tensor> &inputs, 
     return o;
   }
   o.systemSeconds = rep.header.value("torch_s", 0.0);
+  double handled = rep.header.value("worker_s", o.systemSeconds);
+  o.workerSeconds = std::max(0.0, handled - o.systemSeconds);
+  o.transportSeconds = std::max(0.0, roundTrip - handled);
+  o.workerRssKb = rep.header.value("rss_kb", int64_t{0});
   if (rep.header.value("status", "") != "ok") {
     o.status = Outcome::Status::Error;
     const auto &e = rep.header["error"];

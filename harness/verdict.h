@@ -36,6 +36,8 @@ struct CaseResult {
   std::string errorType, errorMessage, traceback;
   std::vector<at::Tensor> expected, actual;
   double referenceSeconds = 0, systemSeconds = 0, totalSeconds = 0;
+  double compareSeconds = 0, emitSeconds = 0, transportSeconds = 0, workerSeconds = 0; ///< see Outcome
+  int64_t workerRssKb = 0;
 };
 
 } // namespace vf

@@ -8,13 +8,15 @@ Protocol (version 1), over stdin/stdout, one request then one response:
            | {"v": 1, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched",
               "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 1, "id": N, "status": "ok" | "error", "error": {"type", "message", "traceback"},
-              "tensors": [...], "torch_s": seconds inside torch}
+              "tensors": [...], "torch_s": seconds inside the program's call (torch),
+              "worker_s": seconds from request to reply (torch_s included), "rss_kb": peak RSS}
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks). Anything the program prints goes to stderr: stdout carries
 only frames. Faults named in VMAPFUZZ_FAULTS are planted at start-up (self-tests only).
 """
 import json
 import os
+import resource
 import struct
 import sys
 import time
@@ -37,6 +39,7 @@ def main():
         import_error = f"{type(e).__name__}: {e}"
     else:
         import_error = None
+        import torch._dynamo  # noqa: F401  imported here (seconds), so the first case does not pay for it
         faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
         if faults:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -80,6 +83,7 @@ def main():
             return 0
         (n,) = struct.unpack("<Q", head)
         req = json.loads(read_exact(n))
+        t_req = time.perf_counter()
         if req.get("v") != PROTOCOL_VERSION:
             send({"v": PROTOCOL_VERSION, "id": req.get("id"), "status": "protocol-error",
                   "error": {"type": "ProtocolError", "message": f"expected protocol {PROTOCOL_VERSION}, got {req.get('v')}", "traceback": ""}})
@@ -103,7 +107,7 @@ def main():
             inputs.append(to_tensor(m, read_exact(nbytes * count)))
         reply = {"v": PROTOCOL_VERSION, "id": req.get("id")}
         blobs = []
-        t0 = time.perf_counter()
+        torch_s, t_call = 0.0, None
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
@@ -112,7 +116,9 @@ def main():
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
             fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
+            t_call = time.perf_counter()
             out = fn(*inputs)
+            torch_s, t_call = time.perf_counter() - t_call, None
             if isinstance(out, torch.Tensor):
                 out = (out,)
             metas_out = []
@@ -122,12 +128,16 @@ def main():
                 blobs.append(raw)
             reply.update(status="ok", tensors=metas_out)
         except Exception as e:
+            if t_call is not None:  # the program's call raised: its time is still torch's
+                torch_s = time.perf_counter() - t_call
             blobs = []
             reply.update(status="error", tensors=[],
                          error={"type": type(e).__module__ + "." + type(e).__qualname__
                                 if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
                                 "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:]})
-        reply["torch_s"] = time.perf_counter() - t0
+        reply["torch_s"] = torch_s
+        reply["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        reply["worker_s"] = time.perf_counter() - t_req
         send(reply, blobs)
 
 
