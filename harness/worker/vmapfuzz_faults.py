@@ -19,15 +19,16 @@ import inspect
 import sys
 import textwrap
 
-import torch
-from torch._C._functorch import (
-    TransformType,
-    _add_batch_dim,
-    get_unwrapped,
-    is_batchedtensor,
-    maybe_get_bdim,
-    maybe_get_level,
-)
+if __name__ != "__main__":  # listing the faults (`python3 vmapfuzz_faults.py`) needs no torch
+    import torch
+    from torch._C._functorch import (
+        TransformType,
+        _add_batch_dim,
+        get_unwrapped,
+        is_batchedtensor,
+        maybe_get_bdim,
+        maybe_get_level,
+    )
 
 
 class FaultNotApplicable(RuntimeError):
@@ -96,7 +97,6 @@ def _mutate_hop_rule(op, module_name, func_name, old, new):
     _replace_everywhere(fn, new_fn)
 
 
-_BATCHED = torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchBatched)
 _libs = []  # keep torch.library registrations alive
 
 
@@ -113,7 +113,7 @@ def _override_batch_rule(op_overload, rule):
     def kernel(*args, **kwargs):
         level = torch._C._functorch.maybe_current_level()
         batched = [isinstance(a, torch.Tensor) and is_batchedtensor(a) and maybe_get_level(a) == level for a in args]
-        with torch._C._ExcludeDispatchKeyGuard(_BATCHED):
+        with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchBatched)):
             if not any(batched):
                 return op(*args, **kwargs)
             phys = [get_unwrapped(a) if b else a for a, b in zip(args, batched)]
