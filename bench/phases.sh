@@ -5,7 +5,7 @@
 # in the summary). The first campaign meets torch's real bugs for the first time (shrinks and
 # files them, confirming each repro.py in a fresh python); the second, into the same reports,
 # mostly meets filed signatures: the steady state of a nightly run.
-# Run inside the environment (ci/sid-root.sh run bench/phases.sh) after a build.
+# Run inside the environment (ci/sid-root.sh run bench/phases.sh; TIME=N via `env` inside the root) after a build.
 set -euo pipefail
 BIN=${VMAPFUZZ_BIN:-build/vmapfuzz}
 TIME=${TIME:-120}
