@@ -23,6 +23,11 @@ struct Outcome {
   double systemSeconds = 0; ///< time spent inside the system under test
   std::vector<at::Tensor> againOutputs; ///< runTwice: the outputs of the second call
   int failedCall = 0;       ///< runTwice: which call raised (0 or 1)
+  // The harness's own share of a run (phase timing; 0 where a backend does not measure it):
+  double emitSeconds = 0;      ///< turning the case into the system's input (e.g. Python source)
+  double transportSeconds = 0; ///< moving the request and reply (pipes, framing)
+  double workerSeconds = 0;    ///< the worker's own handling besides the system's time
+  int64_t workerRssKb = 0;     ///< peak resident memory of the process that ran it
 };
 
 class Backend {

@@ -65,19 +65,24 @@ public:
       uint64_t cs = caseSeed(opt_.seed, i);
       int size = caseSize(i);
       Case c;
+      double genSeconds;
       {
         std::lock_guard<std::mutex> g(genMu_);
+        auto tGen = std::chrono::steady_clock::now();
         c = generateCase(cs, size, opt_.policy);
+        genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
       }
       Prepared prep = runners.front()->prepare(c);
       std::vector<CaseResult> results;
       for (Runner *r : runners) results.push_back(r->run(c, prep));
+      // The inputs and reference were computed once, for all modes: count them once.
+      for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
       {
         std::lock_guard<std::mutex> g(mu_);
         s_.cases++;
         s_.caseIndices.push_back(i);
         s_.coverage.add(c);
-        s_.referenceSeconds += prep.seconds;
+        s_.phases.generate += genSeconds;
         for (const auto &r : results) count(c, r);
       }
       for (size_t k = 0; k < runners.size(); ++k)
@@ -107,10 +112,12 @@ private:
 
   void count(const Case &c, const CaseResult &r) {
     s_.runs++;
+    s_.phases.add(r);
     s_.byVerdict[static_cast<int>(r.verdict)]++;
     auto &m = s_.byMode[r.system];
     m[static_cast<int>(r.verdict)]++;
     s_.systemSeconds += r.systemSeconds;
+    s_.referenceSeconds += r.referenceSeconds;
     s_.secondsByMode[r.system] += r.systemSeconds;
     if (r.verdict == Verdict::Unsupported)
       for (const auto &f : featuresOf(c))
@@ -195,13 +202,16 @@ private:
       std::lock_guard<std::mutex> g(mu_);
       s_.shrinkAttempts += ss.attempts;
       s_.shrinkSeconds += took;
+      s_.phases.shrink += took;
     }
     std::lock_guard<std::mutex> g(mu_);
     if (shrink) {
       sig = shrunkSignature_[sig0] = signatureOf(filed, filedResult);
       say("shrunk: " + note);
     }
+    auto tFile = std::chrono::steady_clock::now();
     auto rec = store_.record(filed, filedResult, rep.str(), note, sig);
+    s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
     if (rec.isNew) {
       std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;
       if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
@@ -261,6 +271,7 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
      << s.systemSeconds << " s";
   if (s.shrinkAttempts) os << "; shrinking " << s.shrinkSeconds << " s (" << s.shrinkAttempts << " attempts)";
   os << "\n";
+  s.phases.print(os, s.seconds);
   if (s.byMode.size() <= 1) {
     os << "verdicts:\n";
     for (int v = 0; v < kVerdictCount; ++v)

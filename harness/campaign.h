@@ -11,6 +11,7 @@
 #include "generators/policy.h"
 #include "harness/coverage.h"
 #include "harness/findings.h"
+#include "harness/phase_times.h"
 #include "harness/runner.h"
 
 namespace vf {
@@ -43,6 +44,7 @@ struct CampaignStats {
   std::map<std::string, std::array<int64_t, kVerdictCount>> byMode; ///< verdicts per backend name
   std::map<std::string, double> secondsByMode;   ///< time inside torch per backend name
   std::vector<int64_t> caseIndices;              ///< every index run (sorted at the end): shards merge on these
+  PhaseTimes phases; ///< where the wall time went (printed with the summary)
 };
 
 /// The systems under test of one job: a runner per mode, all on the job's own worker.

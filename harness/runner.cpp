@@ -1,5 +1,6 @@
 #include "harness/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <regex>
@@ -51,6 +52,19 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   auto t0 = std::chrono::steady_clock::now();
   CaseResult r;
   r.system = backend_.name();
+  auto account = [&r](const Outcome &o) {
+    r.systemSeconds += o.systemSeconds;
+    r.emitSeconds += o.emitSeconds;
+    r.transportSeconds += o.transportSeconds;
+    r.workerSeconds += o.workerSeconds;
+    r.workerRssKb = std::max(r.workerRssKb, o.workerRssKb);
+  };
+  auto compare = [&r](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+    auto tc = std::chrono::steady_clock::now();
+    Comparison cmp = compareOutputs(a, b);
+    r.compareSeconds += since(tc);
+    return cmp;
+  };
   const auto &inputs = prep.inputs;
   const RefResult &ref = prep.reference;
   r.referenceSeconds = prep.seconds;
@@ -77,7 +91,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     if (!againPrep.reference.error.empty()) again.reset();
   }
   Outcome b = again ? backend_.runTwice(c, inputs, *again, againPrep.inputs) : backend_.run(c, inputs, RunMode::Batched);
-  r.systemSeconds += b.systemSeconds;
+  account(b);
   r.errorType = b.errorType;
   r.errorMessage = b.errorMessage;
   r.traceback = b.traceback;
@@ -86,10 +100,10 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
   if (b.status == Outcome::Status::Oom) return finish(Verdict::Oom, b.errorMessage.empty() ? b.errorType : firstLine(b.errorMessage));
   if (b.status == Outcome::Status::Ok) {
-    Comparison cmp = compareOutputs(ref.outputs, b.outputs);
+    Comparison cmp = compare(ref.outputs, b.outputs);
     if (cmp.equal && again) {
       // The first call was right; now the second, at the other batch size.
-      Comparison cmp2 = compareOutputs(againPrep.reference.outputs, b.againOutputs);
+      Comparison cmp2 = compare(againPrep.reference.outputs, b.againOutputs);
       if (cmp2.equal) return finish(Verdict::Pass, "");
       r.againBatchSize = again->spec.levels[0].size;
       r.expected = againPrep.reference.outputs;
@@ -107,10 +121,10 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     // Before calling it a bug, the system's own per-example run must agree with our reference:
     // otherwise the emitter or the reference is wrong, not torch's batching.
     Outcome u = backend_.run(c, inputs, RunMode::PerExample);
-    r.systemSeconds += u.systemSeconds;
+    account(u);
     if (u.status != Outcome::Status::Ok)
       return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
-    Comparison self = compareOutputs(ref.outputs, u.outputs);
+    Comparison self = compare(ref.outputs, u.outputs);
     if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
     return finish(Verdict::Mismatch, cmp.detail);
   }
@@ -121,7 +135,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     r.expected = againPrep.reference.outputs;
   }
   Outcome u = backend_.run(failed, &failed == &c ? inputs : againPrep.inputs, RunMode::PerExample);
-  r.systemSeconds += u.systemSeconds;
+  account(u);
   if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang || u.status == Outcome::Status::Oom)
     return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
   if (u.status == Outcome::Status::Error)

@@ -1,5 +1,7 @@
 #include "harness/torch_backend.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -44,6 +46,10 @@ static bool diedOfMemory(const WorkerReply &rep) {
 }
 
 Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector<at::Tensor> *> &calls, RunMode mode) {
+  auto seconds = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  auto tEmit = std::chrono::steady_clock::now();
   nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c)},
                         {"mode", mode == RunMode::Batched ? "batched" : "unbatched"}, {"exec", exec_.toJson()}};
   req["tensors"] = nlohmann::json::array();
@@ -57,8 +63,11 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
       blobs.push_back(toBytes(t));
     }
   }
-  WorkerReply rep = worker_->request(req, blobs);
   Outcome o;
+  o.emitSeconds = seconds(tEmit);
+  auto tReq = std::chrono::steady_clock::now();
+  WorkerReply rep = worker_->request(req, blobs);
+  double roundTrip = seconds(tReq);
   if (rep.kind != WorkerReply::Kind::Ok) {
     o.status = rep.kind == WorkerReply::Kind::TimedOut ? Outcome::Status::Hang
                : diedOfMemory(rep)                     ? Outcome::Status::Oom
@@ -68,6 +77,10 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     return o;
   }
   o.systemSeconds = rep.header.value("torch_s", 0.0);
+  double handled = rep.header.value("worker_s", o.systemSeconds);
+  o.workerSeconds = std::max(0.0, handled - o.systemSeconds);
+  o.transportSeconds = std::max(0.0, roundTrip - handled);
+  o.workerRssKb = rep.header.value("rss_kb", int64_t{0});
   // After a CUDA error or running out of memory the process may be unusable: replace it.
   if (rep.header.value("recycle", false)) worker_->stop();
   if (rep.header.value("status", "") != "ok") {

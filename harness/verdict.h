@@ -40,6 +40,8 @@ struct CaseResult {
   std::string system = "eager|cpu"; ///< the backend's name: mode and device
   /// Non-zero when the failure is in a compiled function's second call, at this batch size.
   int64_t againBatchSize = 0;
+  double compareSeconds = 0, emitSeconds = 0, transportSeconds = 0, workerSeconds = 0; ///< see Outcome
+  int64_t workerRssKb = 0;
 };
 
 } // namespace vf

@@ -22,6 +22,8 @@
 #include "harness/summary.h"
 #include "harness/python_emit.h"
 #include "harness/systems.h"
+#include "harness/selftest.h"
+#include "harness/torch_backend.h"
 #include "ir/text.h"
 #include "ir/validate.h"
 #include "oracles/compare.h"
@@ -62,6 +64,12 @@ commands:
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
           [--bytes FILE]    print the case a libFuzzer input (e.g. a crash-<hash> artifact) decodes to
   emit    FILE      print the Python a case file is run as
+  selftest [--fault NAME]... [--time SECONDS] [--cases N] [--seed N] [--target PERCENT]
+          [--no-shrink] [--out DIR] [--list]
+          plant each fault (default: all, then the control `none`) in torch's batching rules
+          and run a campaign of --time seconds (default 300) per fault; print a table of what
+          was detected, how fast and how small it shrank (DIR/selftest.md, DIR/<fault>.vf);
+          exit 0 when at least --target % (default 90) were detected and `none` found nothing
 
 common flags:
   --python PATH      python with torch for the worker (default: python3)
@@ -76,7 +84,7 @@ common flags:
                      reference: torch (the python worker), libtorch (in process, functorch's
                      C++ vmap), or torch,libtorch (default: torch)
 
-exit codes: 0 clean, 1 findings, 2 bad usage or bad input, 3 environment (python/torch), 4 internal error
+exit codes: 0 clean (selftest: target met), 1 findings (selftest: target missed), 2 bad usage or bad input, 3 environment (python/torch), 4 internal error
 )";
 
 struct UsageError : std::runtime_error {
@@ -230,6 +238,18 @@ std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int
   } catch (const std::invalid_argument &e) { // a bad VMAPFUZZ_LIBTORCH_FAULT
     throw UsageError(e.what());
   }
+}
+
+/// One eager CPU torch backend with a worker of its own (selftest's clean reference system).
+std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log) {
+  auto b = std::make_unique<vf::TorchBackend>(workerConfig(f));
+  try {
+    auto info = b->hello();
+    log << "vmapfuzz: python " << info.value("python", "?") << ", torch " << info.value("torch", "?") << " (cpu, eager)\n";
+  } catch (const std::runtime_error &e) {
+    throw vf::EnvironmentError(e.what());
+  }
+  return b;
 }
 
 std::string readFile(const std::string &path) {
@@ -479,6 +499,77 @@ int cmdEmit(int argc, char **argv) {
   return kClean;
 }
 
+int cmdSelftest(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"target", true},
+                                              {"no-shrink", false}, {"out", true}, {"list", false}}));
+  if (!f.positional.empty()) throw UsageError("selftest takes no positional arguments (faults go with --fault)");
+  vf::SelftestOptions opt;
+  opt.secondsPerFault = static_cast<double>(f.num("time", 300, 1, 100000000));
+  opt.casesPerFault = f.num("cases", -1, -1, INT64_MAX);
+  opt.seed = f.u64("seed", 1);
+  opt.targetRate = static_cast<double>(f.num("target", 90, 0, 100)) / 100.0;
+  opt.policy = policyFrom(f);
+  opt.shrink = !f.has("no-shrink");
+  for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
+  std::string python = f.str("python", "python3");
+  std::string faultsScript = std::filesystem::path(vf::defaultWorkerScript()).parent_path() / "vmapfuzz_faults.py";
+  auto known = vf::listFaults(python, faultsScript);
+  if (f.has("list")) {
+    for (const auto &[name, doc] : known) std::cout << name << "\t" << doc << "\n";
+    return kClean;
+  }
+  std::vector<std::string> faults = f.faults;
+  if (faults.empty()) {
+    for (const auto &k : known) faults.push_back(k.first);
+    faults.push_back(vf::kNoFault);
+  }
+  for (const auto &x : faults)
+    if (x != vf::kNoFault && std::none_of(known.begin(), known.end(), [&](const auto &k) { return k.first == x; }))
+      throw UsageError("unknown fault '" + x + "' (vmapfuzz selftest --list shows them)");
+  Flags cleanFlags = f;
+  cleanFlags.faults.clear();
+  auto clean = startBackend(cleanFlags, std::cerr);
+  vf::BackendFactory make = [&](const std::vector<std::string> &planted) -> std::unique_ptr<vf::Backend> {
+    Flags g = cleanFlags;
+    g.faults = planted;
+    auto b = std::make_unique<vf::TorchBackend>(workerConfig(g));
+    b->hello(); // starts the worker and plants the fault: a fault that does not plant fails here
+    return b;
+  };
+  std::cerr << "vmapfuzz selftest: " << faults.size() << " faults, " << opt.secondsPerFault << " s each, seed " << opt.seed
+            << "\n";
+  std::vector<vf::FaultResult> results;
+  for (const auto &x : faults) results.push_back(vf::runFaultCampaign(x, opt, make, *clean, std::cerr));
+  std::ostringstream table;
+  vf::printSelftestTable(results, table);
+  std::cout << table.str();
+  if (f.has("out")) {
+    std::string out = f.str("out", "");
+    std::filesystem::create_directories(out);
+    vf::writeFileAtomic(out + "/selftest.md", table.str());
+    for (const auto &r : results)
+      if (r.detected)
+        vf::writeFileAtomic(out + "/" + r.fault + ".vf", "# " + r.verdict + " with --fault " + r.fault + ": " + r.summary.substr(0, 300) +
+                                                             "\n# found by: " + r.reproduce + "\n" + r.shrunkCase);
+  }
+  vf::PhaseTimes all;
+  double wall = 0;
+  for (const auto &r : results) {
+    wall += r.seconds + r.shrinkSeconds;
+    all.generate += r.phases.generate;
+    all.reference += r.phases.reference;
+    all.compare += r.phases.compare;
+    all.emit += r.phases.emit;
+    all.transport += r.phases.transport;
+    all.worker += r.phases.worker;
+    all.system += r.phases.system;
+    all.shrink += r.phases.shrink;
+    all.peakWorkerRssKb = std::max(all.peakWorkerRssKb, r.phases.peakWorkerRssKb);
+  }
+  all.print(std::cerr, wall);
+  return vf::selftestTargetMet(results, opt.targetRate) ? kClean : kFound;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -489,7 +580,8 @@ int main(int argc, char **argv) {
   std::string cmd = argv[1];
   static const std::map<std::string, std::function<int(int, char **)>> cmds = {
       {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}, {"recheck", cmdRecheck},
-      {"report", cmdReport}, {"caps", cmdCaps}, {"nightly", cmdNightly}, {"merge", cmdMerge}};
+      {"report", cmdReport}, {"caps", cmdCaps}, {"nightly", cmdNightly}, {"merge", cmdMerge},
+      {"selftest", cmdSelftest}};
   auto it = cmds.find(cmd);
   if (it == cmds.end()) {
     std::cerr << "vmapfuzz: error: unknown command '" << cmd << "' (try vmapfuzz --help)\n";

@@ -11,7 +11,9 @@ Protocol (version 2), over stdin/stdout, one request then one response:
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
               "error": {"type", "message", "traceback", "call": k, "oom": bool},
-              "tensors": [...], "calls": [m0, m1, ...], "recycle": bool, "torch_s": seconds}
+              "tensors": [...], "calls": [m0, m1, ...], "recycle": bool,
+              "torch_s": seconds inside the program's calls (torch), "worker_s": seconds from
+              request to reply (torch_s included), "rss_kb": peak RSS}
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks). The function is compiled once per request (when "compile" is
 set) and called once per entry of "calls", with the next n_k tensors: a second call at another
@@ -22,6 +24,7 @@ stderr: stdout carries only frames. Faults named in VMAPFUZZ_FAULTS are planted 
 """
 import json
 import os
+import resource
 import struct
 import sys
 import time
@@ -99,6 +102,7 @@ def main():
         import_error = f"{type(e).__name__}: {e}"
     else:
         import_error = None
+        import torch._dynamo  # noqa: F401  imported here (seconds), so the first case does not pay for it
         faults = [f for f in all_faults if f not in WORKER_FAULTS]
         if faults:
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -143,6 +147,7 @@ def main():
             return 0
         (n,) = struct.unpack("<Q", head)
         req = json.loads(read_exact(n))
+        t_req = time.perf_counter()
         if req.get("v") != PROTOCOL_VERSION:
             send({"v": PROTOCOL_VERSION, "id": req.get("id"), "status": "protocol-error",
                   "error": {"type": "ProtocolError", "message": f"expected protocol {PROTOCOL_VERSION}, got {req.get('v')}", "traceback": ""}})
@@ -172,7 +177,7 @@ def main():
         reply = {"v": PROTOCOL_VERSION, "id": req.get("id")}
         blobs = []
         call = 0
-        t0 = time.perf_counter()
+        torch_s, t_call = 0.0, None
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
@@ -194,7 +199,9 @@ def main():
             for call, n in enumerate(calls):
                 args = [t.to(device) for t in inputs[at:at + n]]
                 at += n
+                t_call = time.perf_counter()
                 out = fn(*args)
+                torch_s, t_call = torch_s + time.perf_counter() - t_call, None
                 if isinstance(out, torch.Tensor):
                     out = (out,)
                 counts.append(len(out))
@@ -214,7 +221,11 @@ def main():
         finally:
             if device != "cpu":
                 torch.set_default_device(None)
-        reply["torch_s"] = time.perf_counter() - t0
+            if t_call is not None:  # the program's call raised: its time is still torch's
+                torch_s += time.perf_counter() - t_call
+        reply["torch_s"] = torch_s
+        reply["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        reply["worker_s"] = time.perf_counter() - t_req
         send(reply, blobs)
 
 
