@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "generators/case_gen.h"
+#include "generators/margin.h"
 #include "harness/shrinker.h"
 #include "ir/constructs.h"
 
@@ -50,7 +51,11 @@ CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingSto
     if (elapsed() >= opt.seconds) break;
     uint64_t cs = caseSeed(opt.seed, i);
     int size = caseSize(i);
-    Case c = generateCase(cs, size, opt.policy);
+    DrawnCase drawn = drawCase(cs, size, opt.policy);
+    s.redrawnCases += drawn.redraws > 0;
+    s.redraws += drawn.redraws;
+    s.nearBoundary += drawn.nearBoundary;
+    Case c = std::move(drawn.c);
     CaseResult r = runner.run(c);
     s.cases++;
     s.byVerdict[static_cast<int>(r.verdict)]++;
@@ -135,6 +140,8 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
   for (int v = 0; v < kVerdictCount; ++v)
     os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)
        << s.byVerdict[v] << "\n";
+  os << "re-drawn for predicate margins: " << s.redrawnCases << " cases (" << s.redraws << " re-draws); "
+     << s.nearBoundary << " still near a boundary\n";
   os << "coverage (cases exercising each feature):\n";
   for (const auto &row : Coverage::rows()) {
     auto it = s.coverage.counts().find(row);

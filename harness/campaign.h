@@ -34,6 +34,8 @@ struct CampaignStats {
   double shrinkSeconds = 0;
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
   std::map<std::string, int64_t> unsupported;    ///< constructs torch has no batching rule for, with counts
+  int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
+  int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
 };
 
 /// The seed of case `index` of a campaign with `seed`: the reproduce line names it.

@@ -206,6 +206,43 @@ std::string tensorLiteral(const at::Tensor &t) {
   return os.str();
 }
 
+/// `layout_inputs(x0, ...)`: the contiguous inputs re-made in the case's layouts (same values,
+/// other strides and storage offsets), for the worker and repro.py to call before `batched`.
+/// Empty when every input is contiguous.
+std::string layoutFunction(const Case &c) {
+  if (c.spec.layouts.empty()) return "";
+  std::ostringstream os;
+  std::vector<std::string> params, made;
+  for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+    std::string x = "x" + std::to_string(c.program.body.params[i].id);
+    params.push_back(x);
+    Layout l = c.spec.layoutOf(i);
+    std::string d = std::to_string(l.dim);
+    switch (l.kind) {
+    case Layout::Kind::Contiguous: made.push_back(x); break;
+    case Layout::Kind::Transposed: made.push_back(x + ".transpose(" + d + ", -1).contiguous().transpose(" + d + ", -1)"); break;
+    case Layout::Kind::Expanded: made.push_back(x + ".narrow(" + d + ", 0, 1).expand(" + x + ".shape)"); break;
+    case Layout::Kind::Strided: made.push_back("_strided(" + x + ", " + d + ")"); break;
+    case Layout::Kind::Offset: made.push_back("_offset(" + x + ")"); break;
+    }
+  }
+  os << "def _strided(x, d):\n"
+        "    \"\"\"x's values at every other element of a larger buffer along dim d, from offset 1.\"\"\"\n"
+        "    shape = list(x.shape)\n"
+        "    shape[d] = 2 * shape[d] + 1\n"
+        "    v = torch.ops.aten.slice(torch.full(shape, 77, dtype=x.dtype), d, 1, None, 2)\n"
+        "    return v.copy_(x)\n\n\n"
+        "def _offset(x):\n"
+        "    \"\"\"x's values, contiguous, 3 elements into their storage.\"\"\"\n"
+        "    return torch.full((x.numel() + 3,), 77, dtype=x.dtype)[3:].view(x.shape).copy_(x)\n\n\n";
+  std::string plist;
+  for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  os << "def layout_inputs(" << plist << "):\n";
+  os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides.\"\"\"\n";
+  os << "    return " << tupleText(made) << "\n\n\n";
+  return os.str();
+}
+
 } // namespace
 
 std::string emitProgram(const Program &p) { return Emitter(p).program(p); }
@@ -224,9 +261,11 @@ std::string emitModule(const Case &c) {
   for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {
     expr = "torch.vmap(" + expr + ", in_dims=" + inDims(*it) + ", out_dims=" + outDims(*it);
     if (it->chunk_size) expr += ", chunk_size=" + std::to_string(*it->chunk_size);
+    if (it->randomness != "error") expr += ", randomness='" + it->randomness + "'";
     expr += ")";
   }
   os << "batched = " << expr << "\n\n\n";
+  os << layoutFunction(c);
   // per_example: one Python loop per level, innermost first.
   std::vector<std::string> params;
   for (const auto &d : c.program.body.params) params.push_back("x" + std::to_string(d.id));
@@ -263,6 +302,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   }
   std::string args;
   for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
+  if (!c.spec.layouts.empty()) os << args << (names.size() == 1 ? "," : "") << " = layout_inputs(" << args << ")\n";
   os << "\nexpected = per_example(" << args << ")\n";
   os << "try:\n    actual = batched(" << args << ")\n";
   os << "except Exception as e:\n";

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "generators/case_gen.h"
+#include "generators/margin.h"
 #include "harness/campaign.h"
 #include "harness/filed_reports.h"
 #include "harness/python_emit.h"
@@ -315,7 +316,8 @@ int cmdReplay(int argc, char **argv) {
 
 int cmdGen(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({{"case-seed", true}, {"size", true}}));
-  vf::Case c = vf::generateCase(f.u64("case-seed", 1), static_cast<int>(f.num("size", 50, 0, 1000)), policyFrom(f));
+  // The same draw as the campaign's, data re-drawn for predicate margins included.
+  vf::Case c = vf::drawCase(f.u64("case-seed", 1), static_cast<int>(f.num("size", 50, 0, 1000)), policyFrom(f)).c;
   std::cout << vf::printCase(c);
   return kClean;
 }

@@ -10,7 +10,8 @@ Protocol (version 1), over stdin/stdout, one request then one response:
   reply   := {"v": 1, "id": N, "status": "ok" | "error", "error": {"type", "message", "traceback"},
               "tensors": [...], "torch_s": seconds inside torch}
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
-alone, stacked as vmap stacks). Anything the program prints goes to stderr: stdout carries
+alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
+memory layouts (the tensors arrive contiguous). Anything the program prints goes to stderr: stdout carries
 only frames. Faults named in VMAPFUZZ_FAULTS are planted at start-up (self-tests only).
 """
 import json
@@ -112,6 +113,8 @@ def main():
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
             fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
+            if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
+                inputs = ns["layout_inputs"](*inputs)
             out = fn(*inputs)
             if isinstance(out, torch.Tensor):
                 out = (out,)
