@@ -43,13 +43,25 @@ public:
   explicit ProgramBuilder(const GenPolicy &p) : pol_(p) {}
 
   Program build() {
+    if (pol_.gpuTier && chance(50)) return gpuTierProgram();
     Program prog;
     Shape base = drawShape();
     int64_t nIn = scaled(1, pol_.maxInputs);
     scopes_.emplace_back();
-    for (int64_t i = 0; i < nIn; ++i) {
-      Def d{next_++, Type{pick(pol_.dtypes), relatedShape(base)}};
-      prog.body.params.push_back(d);
+    auto dtypes = allowedDTypes(pol_);
+    for (int64_t i = 0; i < nIn; ++i) prog.body.params.push_back(Def{next_++, Type{pick(dtypes), relatedShape(base)}});
+    // Predicates, switch indices and trip counts are computed from a floating value that
+    // differs between examples: make sure there is one.
+    if (std::none_of(prog.body.params.begin(), prog.body.params.end(),
+                     [](const Def &d) { return isFloating(d.type.dtype) && d.type.numel() > 0; })) {
+      std::vector<DType> floats;
+      for (DType d : dtypes)
+        if (isFloating(d)) floats.push_back(d);
+      Type &t = prog.body.params[0].type;
+      t.dtype = floats.empty() ? DType::f32 : pick(floats);
+      for (auto &d : t.shape) d = std::max<int64_t>(d, 1);
+    }
+    for (const auto &d : prog.body.params) {
       inputs_.push_back(d.id);
       scopes_.back().push_back(d);
     }
@@ -67,10 +79,71 @@ private:
   std::vector<ValueId> inputs_;
   std::multiset<ValueId> hidden_;
 
+  /// Ranks 0..maxRank, dims 1..maxDimSize (1 a quarter of the time), and now and then one
+  /// dim of size 0.
   Shape drawShape() {
     Shape s(scaled(0, pol_.maxRank));
-    for (auto &d : s) d = draw(1, pol_.maxDimSize);
+    for (auto &d : s) d = chance(25) ? 1 : draw(1, pol_.maxDimSize);
+    if (!s.empty() && chance(pol_.zeroSizePercent)) s[draw(0, static_cast<int64_t>(s.size()) - 1)] = 0;
     return s;
+  }
+
+  /// The opt-in GPU tier: a per-example outer product of N*M elements, N, M in [33000, 46340]
+  /// (just under 2^31), so that a batch of 2 to 4 passes 2^31 and often 2^32 elements. It is
+  /// reduced by amax (exact in any order) or filled (ones_like, then summed: exact integers),
+  /// straight or inside a cond on a batched predicate.
+  Program gpuTierProgram() {
+    Program prog;
+    static const std::vector<DType> dts = {DType::f32, DType::f16, DType::bf16};
+    DType dt = pick(dts);
+    Def a{next_++, Type{dt, {draw(33000, 46340)}}}, b{next_++, Type{dt, {draw(33000, 46340)}}};
+    prog.body.params = {a, b};
+    int64_t n = a.type.shape[0], m = b.type.shape[0];
+    Type big{dt, {n, m}};
+    bool fill = chance(40);
+    int64_t dim = draw(0, 1);
+    // outer, then amax along `dim` (or ones_like, then sum along `dim`), into `blk`.
+    auto reduceBig = [&](Block &blk, ValueId x, ValueId y, bool negate) {
+      Def o{next_++, big};
+      blk.stmts.push_back(Stmt{"outer", {x, y}, {}, {}, {o}});
+      ValueId src = o.id;
+      if (negate) {
+        Def ng{next_++, big};
+        blk.stmts.push_back(Stmt{"neg", {src}, {}, {}, {ng}});
+        src = ng.id;
+      }
+      if (fill) {
+        Def f{next_++, big};
+        blk.stmts.push_back(Stmt{"ones_like", {src}, {}, {}, {f}});
+        src = f.id;
+      }
+      Attrs at;
+      at.set("dim", dim);
+      at.set("keepdim", false);
+      Def r{next_++, Type{dt, {dim == 0 ? m : n}}};
+      blk.stmts.push_back(Stmt{fill ? "sum" : "amax", {src}, at, {}, {r}});
+      return r.id;
+    };
+    if (chance(50)) {
+      prog.body.yields = {reduceBig(prog.body, a.id, b.id, false)};
+      return prog;
+    }
+    Def total{next_++, Type{dt, {}}}, pred{next_++, Type{DType::b8, {}}};
+    prog.body.stmts.push_back(Stmt{"sum_all", {a.id}, {}, {}, {total}});
+    Attrs zero;
+    zero.set("value", 0.0);
+    prog.body.stmts.push_back(Stmt{"gt_scalar", {total.id}, zero, {}, {pred}});
+    Def res{next_++, Type{dt, {dim == 0 ? m : n}}};
+    Stmt c{"cond", {pred.id, a.id, b.id}, {}, {}, {res}};
+    for (int k = 0; k < 2; ++k) {
+      Block r;
+      r.params = {Def{next_++, a.type}, Def{next_++, b.type}};
+      r.yields = {reduceBig(r, r.params[0].id, r.params[1].id, k == 1)};
+      c.regions.push_back(std::move(r));
+    }
+    prog.body.stmts.push_back(std::move(c));
+    prog.body.yields = {res.id};
+    return prog;
   }
 
   /// A shape that broadcasts with `base`: base itself, a suffix of it, or some dims set to 1.
@@ -97,6 +170,13 @@ private:
       for (const auto &d : s)
         if (!hidden_.count(d.id)) all.push_back(d);
     return all;
+  }
+
+  Type typeOf(ValueId v) const {
+    for (const auto &sc : scopes_)
+      for (const auto &d : sc)
+        if (d.id == v) return d.type;
+    return Type{};
   }
 
   Def fresh(Type t) {
@@ -270,12 +350,25 @@ private:
 
   /// A float value that differs between examples: mostly a program input, summed to 0-d.
   ValueId splittingScalar(Block &b) {
-    std::vector<Def> floats, ins;
-    for (const auto &d : visible())
+    // Non-empty values only: the sum of an empty tensor is exactly 0, on the boundary.
+    std::vector<Def> floats, ins, others;
+    for (const auto &d : visible()) {
+      if (d.type.numel() == 0) continue;
       if (isFloating(d.type.dtype)) {
         floats.push_back(d);
         if (std::find(inputs_.begin(), inputs_.end(), d.id) != inputs_.end()) ins.push_back(d);
+      } else if (d.type.dtype != DType::b8) {
+        others.push_back(d);
       }
+    }
+    if (floats.empty()) {
+      // Integers only in sight (the region's float values all passed in as empty ones): a
+      // cast makes one. One nonempty floating program input always exists, so this is rare.
+      Def from = others.empty() ? pick(visible()) : pick(others);
+      Def f = fresh(Type{DType::f32, from.type.shape});
+      b.stmts.push_back(Stmt{"to_f32", {from.id}, {}, {}, {f}});
+      floats.push_back(f);
+    }
     Def src = (!ins.empty() && chance(pol_.inputPredicatePercent)) ? pick(ins) : pick(floats);
     if (src.type.rank() > 0) {
       Def s = fresh(Type{src.type.dtype, {}});
@@ -373,7 +466,10 @@ private:
     std::vector<Def> carries;
     for (const auto &d : distinctOperands(scaled(1, 2)))
       if (std::none_of(xs.begin(), xs.end(), [&](const Def &x) { return x.id == d.id; })) carries.push_back(d);
-    if (carries.empty()) carries.push_back(Def{splittingScalar(b), Type{xs[0].type.dtype, {}}});
+    if (carries.empty()) {
+      ValueId v = splittingScalar(b);
+      carries.push_back(Def{v, typeOf(v)});
+    }
     std::vector<Type> params = typesOf(carries);
     for (const auto &x : xs) {
       Type slice = x.type;
@@ -446,6 +542,84 @@ int64_t levelRank(const std::vector<VmapLevel> &levels, size_t li, size_t input,
   return r;
 }
 
+/// The largest element count of any value of `p` (the GPU tier's are past 2^20).
+int64_t maxNumel(const Block &b) {
+  int64_t m = 0;
+  for (const auto &d : b.params) m = std::max(m, d.type.numel());
+  for (const auto &s : b.stmts) {
+    for (const auto &d : s.results) m = std::max(m, d.type.numel());
+    for (const auto &r : s.regions) m = std::max(m, maxNumel(r));
+  }
+  return m;
+}
+
+/// A chunk_size for a level of `size`: half the time one that divides it, else one that does
+/// not (larger than the size when every smaller one divides).
+int64_t drawChunk(int64_t size) {
+  std::vector<int64_t> divides, notDividing;
+  for (int64_t k = 1; k <= size; ++k) (size % k == 0 ? divides : notDividing).push_back(k);
+  if (notDividing.empty() || chance(50)) return chance(20) ? size + draw(1, 3) : pick(divides);
+  return pick(notDividing);
+}
+
+/// Which inputs each level batches: any subset of levels per input, at least one input per
+/// level.
+void drawBatchedSets(BatchSpec &s, size_t nIn, const GenPolicy &policy) {
+  for (auto &l : s.levels) {
+    l.in_dims.assign(nIn, std::nullopt);
+    bool any = false;
+    for (size_t i = 0; i < nIn; ++i)
+      if (!chance(policy.noneInDimPercent)) l.in_dims[i] = 0, any = true;
+    if (!any) l.in_dims[draw(0, static_cast<int64_t>(nIn) - 1)] = 0;
+  }
+  // Now and then an input that no level batches (captured by every level as is).
+  if (nIn > 1 && chance(policy.unbatchedInputPercent)) {
+    size_t i = draw(0, static_cast<int64_t>(nIn) - 1);
+    for (auto &l : s.levels) {
+      l.in_dims[i].reset();
+      bool any = false;
+      for (const auto &d : l.in_dims) any |= d.has_value();
+      if (!any) l.in_dims[(i + 1) % nIn] = 0;
+    }
+  }
+}
+
+/// The spec of a GPU-tier program: one level of size 2 to 4 over its two 1-d inputs.
+BatchSpec gpuTierSpec(const Program &p) {
+  BatchSpec s;
+  s.levels.resize(1);
+  auto &l = s.levels[0];
+  l.size = draw(2, 4);
+  l.in_dims = {chance(50) ? 0 : -2, chance(70) ? std::optional<int64_t>(chance(50) ? 0 : -2) : std::nullopt};
+  l.out_dims = {chance(50) ? 0 : -1};
+  s.data_seed = *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 53);
+  return s;
+}
+
+/// Layouts for some inputs of `c` (its levels already drawn): transposed, expanded along a
+/// per-example dim, strided along any dim, or just offset into their storage.
+std::vector<Layout> drawLayouts(const Case &c) {
+  std::vector<Layout> ls;
+  bool any = false;
+  for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+    Type t = physicalInputType(c, i);
+    auto levels = physicalDimLevels(c, i);
+    std::vector<Layout> options;
+    for (int64_t d = 0; d + 1 < t.rank(); ++d) options.push_back({Layout::Kind::Transposed, d});
+    for (int64_t d = 0; d < t.rank(); ++d) {
+      options.push_back({Layout::Kind::Strided, d});
+      if (levels[d] < 0 && t.shape[d] >= 2) options.push_back({Layout::Kind::Expanded, d});
+    }
+    options.push_back({Layout::Kind::Offset, 0});
+    Layout l;
+    if (chance(60)) l = pick(options);
+    any |= l.kind != Layout::Kind::Contiguous;
+    ls.push_back(l);
+  }
+  if (!any) ls.clear();
+  return ls;
+}
+
 } // namespace
 
 rc::Gen<Program> genProgram(const GenPolicy &policy) {
@@ -454,19 +628,24 @@ rc::Gen<Program> genProgram(const GenPolicy &policy) {
 
 rc::Gen<BatchSpec> genBatchSpec(const Program &p, const GenPolicy &policy) {
   return rc::gen::exec([p, policy] {
+    if (maxNumel(p.body) > (int64_t{1} << 20)) return gpuTierSpec(p);
     BatchSpec s;
     size_t nLevels = (policy.maxLevels > 1 && chance(policy.nestedPercent)) ? draw(2, policy.maxLevels) : 1;
     size_t nIn = p.body.params.size(), nOut = p.body.yields.size();
     s.levels.resize(nLevels);
-    // Choose which levels batch which inputs first, innermost level last.
+    // Sizes: 1, 2, primes, now and then a large one; nested levels equal or not.
+    bool equal = nLevels > 1 && chance(policy.equalSizesPercent);
+    int64_t total = 1;
     for (auto &l : s.levels) {
       l.size = pick(policy.batchSizes);
-      l.in_dims.assign(nIn, std::nullopt);
-      bool any = false;
-      for (size_t i = 0; i < nIn; ++i)
-        if (!chance(policy.noneInDimPercent)) l.in_dims[i] = 0, any = true;
-      if (!any) l.in_dims[draw(0, static_cast<int64_t>(nIn) - 1)] = 0;
+      if (chance(policy.largeBatchPercent)) l.size = pick(policy.largeBatchSizes);
+      if (equal) l.size = s.levels[0].size;
+      for (int t = 0; t < 4 && l.size > 1 && total * l.size > policy.maxTotalBatch; ++t) l.size = pick(policy.batchSizes);
+      if (total * l.size > policy.maxTotalBatch) l.size = 1;
+      total *= l.size;
     }
+    // Choose which levels batch which inputs first, innermost level last.
+    drawBatchedSets(s, nIn, policy);
     // Then the dims, which depend on how many inner levels batch the same input.
     for (size_t li = 0; li < nLevels; ++li)
       for (size_t i = 0; i < nIn; ++i)
@@ -481,8 +660,10 @@ rc::Gen<BatchSpec> genBatchSpec(const Program &p, const GenPolicy &policy) {
         int64_t r = outs[o].rank() + static_cast<int64_t>(nLevels - li);
         l.out_dims.push_back(draw(-r, r - 1));
       }
-      if (chance(policy.chunkPercent)) l.chunk_size = draw(1, std::max<int64_t>(1, l.size));
+      if (chance(policy.chunkPercent)) l.chunk_size = drawChunk(l.size);
+      if (chance(policy.randomnessPercent)) l.randomness = chance(50) ? "different" : "same";
     }
+    if (chance(policy.layoutPercent)) s.layouts = drawLayouts(Case{p, s});
     s.data_seed = drawSeed();
     return s;
   });

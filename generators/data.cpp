@@ -42,6 +42,11 @@ std::vector<at::Tensor> makeInputs(const Case &c) {
     } else {
       x = at::randint(-5, 6, t.shape, gen, at::TensorOptions().dtype(at::kLong)).to(toScalarType(t.dtype));
     }
+    // An expanded layout has stride 0 along its dim: its values repeat along it (a per-example
+    // dim, so examples still differ).
+    Layout l = c.spec.layoutOf(i);
+    if (l.kind == Layout::Kind::Expanded && l.dim < x.dim() && x.size(l.dim) > 0)
+      x = x.narrow(l.dim, 0, 1).expand(x.sizes()).contiguous();
     out.push_back(x);
   }
   return out;

@@ -13,6 +13,8 @@ DType fromScalarType(at::ScalarType s);
 
 /// The physical (batched) input tensors of `c`, drawn from `c.spec.data_seed`. Floating values
 /// are standard normal; integers in [-5, 5]; bools fair coins. No two examples are copies.
+/// The tensors are contiguous: the layout is applied where they are handed to vmap; only an
+/// expanded layout shows in the values (they repeat along its dim).
 std::vector<at::Tensor> makeInputs(const Case &c);
 
 } // namespace vf

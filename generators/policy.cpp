@@ -31,6 +31,16 @@ constexpr Field kFields[] = {
     {"nested_percent", &GenPolicy::nestedPercent, 0, 100},
     {"none_in_dim_percent", &GenPolicy::noneInDimPercent, 0, 100},
     {"chunk_percent", &GenPolicy::chunkPercent, 0, 100},
+    {"unbatched_input_percent", &GenPolicy::unbatchedInputPercent, 0, 100},
+    {"dtype_mask", &GenPolicy::dtypeMask, 1, 127},
+    {"zero_size_percent", &GenPolicy::zeroSizePercent, 0, 100},
+    {"large_batch_percent", &GenPolicy::largeBatchPercent, 0, 100},
+    {"max_total_batch", &GenPolicy::maxTotalBatch, 1, 1 << 20},
+    {"equal_sizes_percent", &GenPolicy::equalSizesPercent, 0, 100},
+    {"randomness_percent", &GenPolicy::randomnessPercent, 0, 100},
+    {"layout_percent", &GenPolicy::layoutPercent, 0, 100},
+    {"max_redraws", &GenPolicy::maxRedraws, 0, 100},
+    {"gpu_tier", &GenPolicy::gpuTier, 0, 1},
 };
 } // namespace
 
@@ -45,6 +55,14 @@ std::string setPolicyField(GenPolicy &p, const std::string &key, int64_t value) 
   std::string known;
   for (const auto &f : kFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
   return "unknown generator setting '" + key + "' (known: " + known + ")";
+}
+
+std::vector<DType> allowedDTypes(const GenPolicy &p) {
+  std::vector<DType> out;
+  for (DType d : p.dtypes)
+    if (p.dtypeMask & (1 << static_cast<int>(d))) out.push_back(d);
+  if (out.empty()) out.push_back(DType::f32);
+  return out;
 }
 
 std::vector<std::string> policyFieldNames() {

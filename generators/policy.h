@@ -13,7 +13,7 @@ struct GenPolicy {
   int maxRank = 3;            ///< rank of generated input tensors: 0..maxRank
   int maxDimSize = 4;         ///< each dim: 1..maxDimSize
   int maxStmts = 5;           ///< statements per block: 1..maxStmts (regions: 0..maxStmts-2)
-  int maxDepth = 2;           ///< nesting depth of regions
+  int maxDepth = 4;           ///< nesting depth of regions
   int condPercent = 35;       ///< chance (%) that a statement is a control-flow construct
   int condWeight = 4;         ///< relative weights of the constructs, when one is drawn
   int switchWeight = 2;
@@ -25,15 +25,36 @@ struct GenPolicy {
   int maxOutputs = 3;         ///< program outputs: 1..maxOutputs
   int inputPredicatePercent = 70; ///< predicates computed straight from a program input (symmetric data)
   int tupleRetries = 24;      ///< tries to find arguments an op's type rule accepts
-  std::vector<DType> dtypes = {DType::f32};
+  /// Input dtypes, repeated by weight (float32 most often); every program gets at least one
+  /// non-empty floating input, since predicates, indices and trip counts are computed from one.
+  std::vector<DType> dtypes = {DType::f32, DType::f32, DType::f32, DType::f64, DType::f16,
+                               DType::bf16, DType::i64, DType::i32, DType::b8};
+  int dtypeMask = 127;        ///< bit k set: DType k (f32 f64 f16 bf16 i64 i32 bool) may be drawn
+  int zeroSizePercent = 6;    ///< chance (%) that a drawn shape gets one size-0 dim
 
   // ---- batch spec ----
-  std::vector<int64_t> batchSizes = {1, 2, 3, 5, 7};
-  int maxLevels = 2;          ///< nested vmap levels: 1..maxLevels
-  int nestedPercent = 20;     ///< chance (%) of more than one level
+  std::vector<int64_t> batchSizes = {1, 2, 2, 3, 5, 7, 11, 13}; ///< 1, 2 and primes
+  std::vector<int64_t> largeBatchSizes = {31, 64, 97};
+  int largeBatchPercent = 3;  ///< chance (%) a level draws a large size (product of sizes kept <= maxTotalBatch)
+  int maxTotalBatch = 128;    ///< the product of the levels' sizes stays at or below this
+  int maxLevels = 3;          ///< nested vmap levels: 1..maxLevels
+  int nestedPercent = 30;     ///< chance (%) of more than one level
+  int equalSizesPercent = 30; ///< chance (%) that nested levels all get the same size
   int noneInDimPercent = 25;  ///< chance (%) an input is not batched at a level
-  int chunkPercent = 15;      ///< chance (%) a level sets chunk_size
+  int unbatchedInputPercent = 10; ///< chance (%) one input is batched at no level at all
+  int chunkPercent = 20;      ///< chance (%) a level sets chunk_size (half dividing its size, half not)
+  int randomnessPercent = 20; ///< chance (%) a level sets randomness to "different" or "same"
+  int layoutPercent = 30;     ///< chance (%) a case hands some inputs over non-contiguous
+  int maxRedraws = 8;         ///< data re-draws to move predicates off their decision boundary
+
+  // ---- opt-in tier for GPU kernel limits ----
+  /// 1: half of the cases are batched outer products and fills whose batched element counts
+  /// pass 2^31 or 2^32 (tens of GiB: for a GPU; never run on CPU in tests).
+  int gpuTier = 0;
 };
+
+/// The dtypes the policy may draw (its weighted list filtered by dtypeMask; f32 if none is left).
+std::vector<DType> allowedDTypes(const GenPolicy &p);
 
 } // namespace vf
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "generators/case_gen.h"
+#include "generators/margin.h"
 #include "harness/shrinker.h"
 #include "ir/constructs.h"
 
@@ -66,11 +67,16 @@ public:
       int size = caseSize(i);
       Case c;
       double genSeconds;
+      int redraws = 0;
+      bool nearBoundary = false;
       {
         std::lock_guard<std::mutex> g(genMu_);
         auto tGen = std::chrono::steady_clock::now();
-        c = generateCase(cs, size, opt_.policy);
+        DrawnCase drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
         genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
+        c = std::move(drawn.c);
+        redraws = drawn.redraws;
+        nearBoundary = drawn.nearBoundary;
       }
       Prepared prep = runners.front()->prepare(c);
       std::vector<CaseResult> results;
@@ -83,6 +89,9 @@ public:
         s_.caseIndices.push_back(i);
         s_.coverage.add(c);
         s_.phases.generate += genSeconds;
+        s_.redrawnCases += redraws > 0;
+        s_.redraws += redraws;
+        s_.nearBoundary += nearBoundary;
         for (const auto &r : results) count(c, r);
       }
       for (size_t k = 0; k < runners.size(); ++k)
@@ -292,6 +301,8 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
       os << std::setw(std::max<int>(10, mode.size() + 2)) << std::setprecision(1) << s.secondsByMode.at(mode);
     os << "\n";
   }
+  os << "re-drawn for predicate margins: " << s.redrawnCases << " cases (" << s.redraws << " re-draws); "
+     << s.nearBoundary << " still near a boundary\n";
   os << "coverage (cases exercising each feature):\n";
   for (const auto &row : Coverage::rows()) {
     auto it = s.coverage.counts().find(row);

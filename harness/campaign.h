@@ -45,6 +45,8 @@ struct CampaignStats {
   std::map<std::string, double> secondsByMode;   ///< time inside torch per backend name
   std::vector<int64_t> caseIndices;              ///< every index run (sorted at the end): shards merge on these
   PhaseTimes phases; ///< where the wall time went (printed with the summary)
+  int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
+  int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
 };
 
 /// The systems under test of one job: a runner per mode, all on the job's own worker.

@@ -1,6 +1,8 @@
 #include "harness/python_emit.h"
 
 #include <charconv>
+#include <functional>
+#include <map>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -40,7 +42,57 @@ public:
 private:
   std::set<ValueId> inputs_;
 
-  std::string v(ValueId id) const { return var(id, inputs_); }
+  /// Values that share storage have the same root: a view op's result shares its argument's.
+  std::map<ValueId, ValueId> root_;
+  /// Captured values re-bound to a clone while a construct's regions are emitted.
+  std::map<ValueId, std::string> rename_;
+
+  std::string v(ValueId id) const {
+    auto r = rename_.find(id);
+    return r != rename_.end() ? r->second : var(id, inputs_);
+  }
+  ValueId root(ValueId id) const {
+    auto r = root_.find(id);
+    return r == root_.end() ? id : r->second;
+  }
+
+  /// Values used inside `s`'s regions but defined outside them: dynamo lifts them as inputs.
+  static void captured(const Stmt &s, std::set<ValueId> &out) {
+    std::set<ValueId> own;
+    std::function<void(const Block &)> walk = [&](const Block &b) {
+      for (const auto &p : b.params) own.insert(p.id);
+      for (const auto &st : b.stmts) {
+        for (auto a : st.args)
+          if (!own.count(a)) out.insert(a);
+        for (const auto &r : st.results) own.insert(r.id);
+        for (const auto &sub : st.regions) walk(sub);
+      }
+      for (auto y : b.yields)
+        if (!own.count(y)) out.insert(y);
+    };
+    for (const auto &r : s.regions) walk(r);
+  }
+
+  /// torch rejects a higher-order op whose inputs (operands and captured values) share
+  /// storage. `operands` (the expressions passed in) are cloned where they alias an earlier
+  /// one; an aliasing captured value is re-bound to a clone emitted before the construct.
+  /// Returns the renames to undo after the construct.
+  std::vector<ValueId> unalias(std::ostream &os, const Stmt &s, size_t firstOperand, std::vector<std::string> &operands,
+                               int indent) {
+    std::set<ValueId> seen, caps;
+    for (size_t i = firstOperand; i < s.args.size(); ++i)
+      if (!seen.insert(root(s.args[i])).second) operands[i] += ".clone()";
+    captured(s, caps);
+    std::vector<ValueId> renamed;
+    for (auto c : caps) {
+      if (seen.insert(root(c)).second || rename_.count(c)) continue;
+      std::string name = v(c) + "_c" + std::to_string(s.results.front().id);
+      os << std::string(indent, ' ') << name << " = " << v(c) << ".clone()\n";
+      rename_[c] = name;
+      renamed.push_back(c);
+    }
+    return renamed;
+  }
   static std::string join(const std::vector<std::string> &xs) {
     std::string s;
     for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
@@ -72,7 +124,7 @@ private:
     for (auto y : b.yields) {
       bool fresh = own.count(y) && returned.insert(y).second;
       if (ys.size() < carries) ys.push_back(v(y) + ".clone(memory_format=torch.contiguous_format)");
-      else ys.push_back(isRegion && !fresh ? v(y) + ".clone()" : v(y));
+      else ys.push_back(isRegion && !fresh ? v(y) + ".clone(memory_format=torch.contiguous_format)" : v(y));
     }
     if (ret == Ret::Single) os << pad << "return " << ys.at(0) << "\n";
     else if (ret == Ret::CarryAndYs)
@@ -90,8 +142,10 @@ private:
     block(os, r, indent + 4, true, ret, 0, carries);
   }
 
+  /// Fresh tensors with the canonical contiguous strides (`.contiguous()` keeps odd strides of
+  /// size-1 dims, which torch's carry metadata check then rejects).
   static std::vector<std::string> contiguous(std::vector<std::string> xs) {
-    for (auto &x : xs) x += ".contiguous()";
+    for (auto &x : xs) x += ".clone(memory_format=torch.contiguous_format)";
     return xs;
   }
 
@@ -106,6 +160,23 @@ private:
     std::vector<std::string> args;
     for (auto a : s.args) args.push_back(v(a));
     std::string tag = std::to_string(s.results.front().id);
+    if (s.regions.empty()) {
+      const OpDef *op = findOp(s.op);
+      if (op && op->view)
+        for (const auto &r : s.results) root_[r.id] = root(s.args.at(0));
+      os << pad << results[0] << " = " << emitPython(*op, args, s.attrs) << "\n";
+      return;
+    }
+    bool selects = s.op == "cond" || s.op == "switch";
+    size_t firstOperand = selects && !(s.op == "cond" && s.attrs.find("pred")) ? 1 : 0;
+    std::vector<ValueId> renamed = unalias(os, s, firstOperand, args, indent);
+    construct(os, s, indent, results, args, tag);
+    for (auto c : renamed) rename_.erase(c);
+  }
+
+  void construct(std::ostream &os, const Stmt &s, int indent, const std::vector<std::string> &results,
+                 const std::vector<std::string> &args, const std::string &tag) {
+    std::string pad(indent, ' ');
     auto tupleOr = [](const std::vector<std::string> &xs) { return xs.empty() ? std::string("()") : tupleText(xs); };
     if (s.op == "cond") {
       function(os, "true_fn_" + tag, s.regions[0], indent);
@@ -140,8 +211,6 @@ private:
       os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
          << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
-    } else {
-      os << pad << results[0] << " = " << emitPython(*findOp(s.op), args, s.attrs) << "\n";
     }
   }
 };
@@ -216,6 +285,43 @@ std::string tensorLiteral(const at::Tensor &t) {
   return os.str();
 }
 
+/// `layout_inputs(x0, ...)`: the contiguous inputs re-made in the case's layouts (same values,
+/// other strides and storage offsets), for the worker and repro.py to call before `batched`.
+/// Empty when every input is contiguous.
+std::string layoutFunction(const Case &c) {
+  if (c.spec.layouts.empty()) return "";
+  std::ostringstream os;
+  std::vector<std::string> params, made;
+  for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+    std::string x = "x" + std::to_string(c.program.body.params[i].id);
+    params.push_back(x);
+    Layout l = c.spec.layoutOf(i);
+    std::string d = std::to_string(l.dim);
+    switch (l.kind) {
+    case Layout::Kind::Contiguous: made.push_back(x); break;
+    case Layout::Kind::Transposed: made.push_back(x + ".transpose(" + d + ", -1).contiguous().transpose(" + d + ", -1)"); break;
+    case Layout::Kind::Expanded: made.push_back(x + ".narrow(" + d + ", 0, 1).expand(" + x + ".shape)"); break;
+    case Layout::Kind::Strided: made.push_back("_strided(" + x + ", " + d + ")"); break;
+    case Layout::Kind::Offset: made.push_back("_offset(" + x + ")"); break;
+    }
+  }
+  os << "def _strided(x, d):\n"
+        "    \"\"\"x's values at every other element of a larger buffer along dim d, from offset 1.\"\"\"\n"
+        "    shape = list(x.shape)\n"
+        "    shape[d] = 2 * shape[d] + 1\n"
+        "    v = torch.ops.aten.slice(torch.full(shape, 77, dtype=x.dtype), d, 1, None, 2)\n"
+        "    return v.copy_(x)\n\n\n"
+        "def _offset(x):\n"
+        "    \"\"\"x's values, contiguous, 3 elements into their storage.\"\"\"\n"
+        "    return torch.full((x.numel() + 3,), 77, dtype=x.dtype)[3:].view(x.shape).copy_(x)\n\n\n";
+  std::string plist;
+  for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  os << "def layout_inputs(" << plist << "):\n";
+  os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides.\"\"\"\n";
+  os << "    return " << tupleText(made) << "\n\n\n";
+  return os.str();
+}
+
 } // namespace
 
 std::string emitProgram(const Program &p) { return Emitter(p).program(p); }
@@ -234,9 +340,11 @@ std::string emitModule(const Case &c) {
   for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {
     expr = "torch.vmap(" + expr + ", in_dims=" + inDims(*it) + ", out_dims=" + outDims(*it);
     if (it->chunk_size) expr += ", chunk_size=" + std::to_string(*it->chunk_size);
+    if (it->randomness != "error") expr += ", randomness='" + it->randomness + "'";
     expr += ")";
   }
   os << "batched = " << expr << "\n\n\n";
+  os << layoutFunction(c);
   // per_example: one Python loop per level, innermost first.
   std::vector<std::string> params;
   for (const auto &d : c.program.body.params) params.push_back("x" + std::to_string(d.id));
@@ -286,6 +394,8 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
     }
     std::string args;
     for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
+    // The case's memory layouts: the same values with other strides and offsets.
+    if (!c.spec.layouts.empty()) os << args << (names.size() == 1 ? "," : "") << " = layout_inputs(" << args << ")\n";
     return args;
   };
   os << "\n";

@@ -187,16 +187,34 @@ std::vector<Case> dropInputs(const Case &c) {
     Case cand = c;
     cand.program.body.params.erase(cand.program.body.params.begin() + i);
     for (auto &l : cand.spec.levels) l.in_dims.erase(l.in_dims.begin() + i);
+    if (!cand.spec.layouts.empty()) cand.spec.layouts.erase(cand.spec.layouts.begin() + i);
     out.push_back(std::move(cand));
   }
   return out;
 }
 
 /// Simplifies the batch spec: one level fewer, smaller batches, no chunking, in_dims and
-/// out_dims to 0 or None.
+/// out_dims to 0 or None, contiguous inputs, the default randomness.
 std::vector<Case> shrinkSpec(const Case &c) {
   std::vector<Case> out;
   const auto &levels = c.spec.levels;
+  if (!c.spec.layouts.empty()) {
+    Case all = c;
+    all.spec.layouts.clear();
+    out.push_back(std::move(all));
+    for (size_t i = 0; i < c.spec.layouts.size(); ++i)
+      if (c.spec.layouts[i].kind != Layout::Kind::Contiguous) {
+        Case one = c;
+        one.spec.layouts[i] = Layout{};
+        out.push_back(std::move(one));
+      }
+  }
+  for (size_t li = 0; li < levels.size(); ++li)
+    if (levels[li].randomness != "error") {
+      Case cand = c;
+      cand.spec.levels[li].randomness = "error";
+      out.push_back(std::move(cand));
+    }
   for (size_t li = 0; levels.size() > 1 && li < levels.size(); ++li) {
     Case cand = c;
     cand.spec.levels.erase(cand.spec.levels.begin() + li);
@@ -347,11 +365,12 @@ int64_t caseWeight(const Case &c) {
   int64_t w = static_cast<int64_t>(c.program.size()) * 1000000;
   w += static_cast<int64_t>(c.program.body.yields.size() + c.program.body.params.size()) * 10000;
   for (const auto &l : c.spec.levels) {
-    w += 1000 + l.size * 10 + (l.chunk_size ? 5 : 0);
+    w += 1000 + l.size * 10 + (l.chunk_size ? 5 : 0) + (l.randomness != "error" ? 5 : 0);
     for (const auto &d : l.in_dims) w += d ? (*d == 0 ? 1 : 2) : 0;
     for (auto d : l.out_dims) w += d == 0 ? 0 : 1;
   }
   for (const auto &p : c.program.body.params) w += (p.type.numel() + p.type.rank()) * 10;
+  for (const auto &l : c.spec.layouts) w += l.kind != Layout::Kind::Contiguous ? 5 : 0;
   return w + attrWeight(c.program.body);
 }
 

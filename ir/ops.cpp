@@ -34,7 +34,9 @@ TypeRule broadcastRule(bool toBool) {
   };
 }
 
-TypeRule reduceRule(bool allDims, bool floatOnly) {
+/// `identity`: the reduction has one (sum, prod, any...), so an empty dim is fine; amax and
+/// amin have none and raise on one.
+TypeRule reduceRule(bool allDims, bool floatOnly, bool identity = true) {
   return [=](const Types &a, const Attrs &at_, Type &out) {
     if (floatOnly && !isFloating(a[0].dtype)) return needFloat(a[0], "reduction");
     out.dtype = a[0].dtype;
@@ -44,6 +46,7 @@ TypeRule reduceRule(bool allDims, bool floatOnly) {
     bool keep = at_.getBool("keepdim");
     out.shape = a[0].shape;
     if (a[0].rank() == 0) return std::string();
+    if (!identity && a[0].shape[d] == 0) return "a reduction without an identity over an empty dim of " + typeToString(a[0]);
     if (keep) out.shape[d] = 1;
     else out.shape.erase(out.shape.begin() + d);
     return std::string();
@@ -69,6 +72,23 @@ std::string matmulType(const Types &a, const Attrs &, Type &out) {
 
 // ---- evaluation helpers ----------------------------------------------------------------------
 
+/// Margins are recorded in float32 terms: a half-precision value is as close to its boundary
+/// as a float32 one that is `scale` times closer. float16 rounds at ~1e-3 and bfloat16 at ~8e-3
+/// relative (float32 at ~1e-7), and a batched kernel may round differently by a few units, so
+/// the ambiguity margin (1e-4 for float32) becomes 2e-2 for float16 and 1e-1 for bfloat16.
+double marginScale(at::ScalarType t) {
+  switch (t) {
+  case at::kHalf: return 1.0 / 200;
+  case at::kBFloat16: return 1.0 / 1000;
+  default: return 1.0;
+  }
+}
+
+double marginScale(const at::Tensor &a, const at::Tensor &b) {
+  return std::min(a.is_floating_point() ? marginScale(a.scalar_type()) : 1.0,
+                  b.is_floating_point() ? marginScale(b.scalar_type()) : 1.0);
+}
+
 /// Records how close a float comparison came to flipping.
 void noteMargin(const at::Tensor &a, const at::Tensor &b, EvalCtx &ctx) {
   if (!ctx.measureMargins) return;
@@ -76,7 +96,7 @@ void noteMargin(const at::Tensor &a, const at::Tensor &b, EvalCtx &ctx) {
   auto da = a.to(at::kDouble), db = b.to(at::kDouble);
   auto diff = (da - db).abs() / (da.abs() + db.abs() + 1.0);
   if (diff.numel() == 0) return;
-  double m = diff.min().item<double>();
+  double m = diff.min().item<double>() * marginScale(a, b);
   if (!std::isnan(m)) ctx.minMargin = std::min(ctx.minMargin, m);
 }
 
@@ -179,7 +199,8 @@ void noteRounding(const at::Tensor &x, double offset, EvalCtx &ctx) {
   if (!ctx.measureMargins || x.numel() == 0) return;
   auto d = x.to(at::kDouble) + offset;
   auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
-  ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>());
+  double m = at::nan_to_num(frac, 1.0).min().item<double>() * marginScale(x.scalar_type());
+  ctx.minMargin = std::min(ctx.minMargin, m);
 }
 
 std::vector<OpDef> buildOps() {
@@ -225,12 +246,16 @@ std::vector<OpDef> buildOps() {
       return std::string();
     };
     op.eval = [=](const Args &a, const Attrs &, EvalCtx &ctx) {
-      // Same arithmetic, in the same dtype, as the Python emission.
-      at::Tensor y = (absFirst ? at::abs(a[0]) : a[0]) * scale;
+      // Same arithmetic, in the same dtype, as the Python emission. NaN becomes 0 and the
+      // infinities the largest finite values, so the result is always in [lo, hi]: a loop
+      // bounded by it terminates even on the garbage a batched cond's untaken branch sees.
+      at::Tensor y = at::nan_to_num((absFirst ? at::abs(a[0]) : a[0]) * scale);
       if (ctx.measureMargins && y.numel() > 0) {
+        // The result only changes at the integers lo+1 .. hi: the distance to the nearest.
         auto d = y.to(at::kDouble);
-        auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
-        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>());
+        auto k = at::clamp(at::round(d), lo + 1, hi);
+        auto frac = (d - k).abs() / (d.abs() + 1.0);
+        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>() * marginScale(a[0].scalar_type()));
       }
       return at::clamp(at::floor(y), lo, hi).to(at::kLong);
     };
@@ -240,9 +265,9 @@ std::vector<OpDef> buildOps() {
     return op;
   };
   // A loop's trip limit: floor(|x| * 2) clamped to [0, 4].
-  ops.push_back(floorToInt("trip_limit", "torch.clamp(torch.floor(torch.abs({0}) * 2.0), 0.0, 4.0).to(torch.int64)", 2.0, 0, 4, true));
+  ops.push_back(floorToInt("trip_limit", "torch.clamp(torch.floor(torch.nan_to_num(torch.abs({0}) * 2.0)), 0.0, 4.0).to(torch.int64)", 2.0, 0, 4, true));
   // A switch index that is often out of range: floor(x * 2) clamped to [-3, 5].
-  ops.push_back(floorToInt("branch_index", "torch.clamp(torch.floor({0} * 2.0), -3.0, 5.0).to(torch.int64)", 2.0, -3, 5, false));
+  ops.push_back(floorToInt("branch_index", "torch.clamp(torch.floor(torch.nan_to_num({0} * 2.0)), -3.0, 5.0).to(torch.int64)", 2.0, -3, 5, false));
   {
     OpDef op;
     op.name = "increment";
@@ -283,7 +308,9 @@ std::vector<OpDef> buildOps() {
   ops.push_back(reduction("sum", "torch.sum({0}, dim={dim}, keepdim={keepdim})", [](auto &x, int64_t d, bool k) { return at::sum(x, {d}, k); }));
   ops.push_back(reduction("mean", "torch.mean({0}, dim={dim}, keepdim={keepdim})", [](auto &x, int64_t d, bool k) { return at::mean(x, {d}, k); }));
   ops.push_back(reduction("amax", "torch.amax({0}, dim={dim}, keepdim={keepdim})", [](auto &x, int64_t d, bool k) { return at::amax(x, {d}, k); }));
+  ops.back().type = reduceRule(false, true, /*identity=*/false);
   ops.push_back(reduction("amin", "torch.amin({0}, dim={dim}, keepdim={keepdim})", [](auto &x, int64_t d, bool k) { return at::amin(x, {d}, k); }));
+  ops.back().type = reduceRule(false, true, /*identity=*/false);
   ops.push_back(fullReduction("sum_all", "torch.sum({0})", [](auto &x) { return at::sum(x); }));
   ops.push_back(fullReduction("mean_all", "torch.mean({0})", [](auto &x) { return at::mean(x); }));
 

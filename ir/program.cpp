@@ -60,6 +60,54 @@ std::vector<Type> outputTypes(const Program &p) {
   return out;
 }
 
+std::vector<int> physicalDimLevels(const Case &c, size_t i) {
+  std::vector<int> dims(c.program.body.params.at(i).type.rank(), -1);
+  for (size_t li = c.spec.levels.size(); li-- > 0;) {
+    const auto &l = c.spec.levels[li];
+    if (i >= l.in_dims.size() || !l.in_dims[i]) continue;
+    int64_t d = *l.in_dims[i], r = static_cast<int64_t>(dims.size()) + 1;
+    if (d < 0) d += r;
+    dims.insert(dims.begin() + std::clamp<int64_t>(d, 0, r - 1), static_cast<int>(li));
+  }
+  return dims;
+}
+
+const std::vector<std::string> &randomnessNames() {
+  static const std::vector<std::string> n = {"error", "different", "same"};
+  return n;
+}
+
+const char *layoutKindName(Layout::Kind k) {
+  switch (k) {
+  case Layout::Kind::Contiguous: return "contiguous";
+  case Layout::Kind::Transposed: return "transposed";
+  case Layout::Kind::Expanded: return "expanded";
+  case Layout::Kind::Strided: return "strided";
+  case Layout::Kind::Offset: return "offset";
+  }
+  return "contiguous";
+}
+
+static bool layoutHasDim(Layout::Kind k) {
+  return k == Layout::Kind::Transposed || k == Layout::Kind::Expanded || k == Layout::Kind::Strided;
+}
+
+std::string layoutToString(const Layout &l) {
+  std::string s = layoutKindName(l.kind);
+  if (layoutHasDim(l.kind)) s += ":" + std::to_string(l.dim);
+  return s;
+}
+
+std::optional<Layout> parseLayout(const std::string &kind, std::optional<int64_t> dim) {
+  for (auto k : {Layout::Kind::Contiguous, Layout::Kind::Transposed, Layout::Kind::Expanded, Layout::Kind::Strided,
+                 Layout::Kind::Offset}) {
+    if (kind != layoutKindName(k)) continue;
+    if (layoutHasDim(k) != dim.has_value()) return std::nullopt;
+    return Layout{k, dim.value_or(0)};
+  }
+  return std::nullopt;
+}
+
 Type physicalInputType(const Case &c, size_t i) {
   Type t = c.program.body.params.at(i).type;
   for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {

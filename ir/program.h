@@ -58,19 +58,52 @@ struct Program {
 };
 
 /// One `vmap` level. `in_dims[i]` is nullopt for an input that this level does not batch.
+/// `randomness` is torch.vmap's argument: "error" (the default), "different" or "same".
 struct VmapLevel {
   int64_t size = 1;
   std::vector<std::optional<int64_t>> in_dims;
   std::vector<int64_t> out_dims;
   std::optional<int64_t> chunk_size;
+  std::string randomness = "error";
   bool operator==(const VmapLevel &) const = default;
 };
 
+/// The randomness settings torch.vmap accepts.
+const std::vector<std::string> &randomnessNames();
+
+/// The memory layout a physical (batched) input is handed to vmap in. The values are the
+/// same whatever the layout (the reference ignores it); only the strides and the storage
+/// offset differ. `dim` is a dim of the physical tensor, in [0, rank).
+struct Layout {
+  enum class Kind {
+    Contiguous, ///< row-major, offset 0
+    Transposed, ///< `dim` and the last dim swapped in memory: x.transpose(dim,-1).contiguous().transpose(dim,-1)
+    Expanded,   ///< stride 0 along `dim` (never a batch dim): every value repeats along it
+    Strided,    ///< every other element of a larger buffer along `dim`, from offset 1 (a step-2 slice)
+    Offset,     ///< contiguous, but starting 3 elements into its storage
+  };
+  Kind kind = Kind::Contiguous;
+  int64_t dim = 0;
+  bool operator==(const Layout &) const = default;
+};
+
+/// "contiguous", "transposed:1", "expanded:0", "strided:2", "offset" (the text format's spelling).
+std::string layoutToString(const Layout &l);
+/// Parses layoutToString's spelling; nullopt when malformed.
+std::optional<Layout> parseLayout(const std::string &kind, std::optional<int64_t> dim);
+/// The name of a layout kind ("transposed").
+const char *layoutKindName(Layout::Kind k);
+
 /// How a program is batched: `levels[0]` is the outermost vmap. `data_seed` fixes the inputs.
+/// `layouts` has one entry per input, or none when every input is contiguous.
 struct BatchSpec {
   std::vector<VmapLevel> levels;
+  std::vector<Layout> layouts;
   uint64_t data_seed = 0;
   bool operator==(const BatchSpec &) const = default;
+
+  /// Input `i`'s layout (contiguous when `layouts` is empty).
+  Layout layoutOf(size_t i) const { return i < layouts.size() ? layouts[i] : Layout{}; }
 };
 
 /// A test case: everything needed to run it anywhere.
@@ -86,5 +119,9 @@ std::vector<Type> outputTypes(const Program &p);
 /// The physical (batched) type of input `i`: the per-example type with each batching level's
 /// dim inserted, innermost level first.
 Type physicalInputType(const Case &c, size_t i);
+
+/// For each dim of input `i`'s physical type: the vmap level that batches it, or -1 for a
+/// per-example dim.
+std::vector<int> physicalDimLevels(const Case &c, size_t i);
 
 } // namespace vf

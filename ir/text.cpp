@@ -74,7 +74,13 @@ std::string printCase(const Case &c) {
     for (size_t i = 0; i < l.out_dims.size(); ++i) os << (i ? "," : "") << l.out_dims[i];
     os << ")";
     if (l.chunk_size) os << " chunk_size=" << *l.chunk_size;
+    if (l.randomness != "error") os << " randomness=" << l.randomness;
     os << "\n";
+  }
+  if (!c.spec.layouts.empty()) {
+    os << "layouts (";
+    for (size_t i = 0; i < c.spec.layouts.size(); ++i) os << (i ? ", " : "") << layoutToString(c.spec.layouts[i]);
+    os << ")\n";
   }
   os << "data_seed " << c.spec.data_seed << "\n";
   os << printProgram(c.program);
@@ -179,10 +185,13 @@ public:
   Case parseCase() {
     Case c;
     bool sawSeed = false;
-    while (cur_.kind == Tok::Ident && (cur_.text == "vmap" || cur_.text == "data_seed")) {
+    while (cur_.kind == Tok::Ident && (cur_.text == "vmap" || cur_.text == "data_seed" || cur_.text == "layouts")) {
       if (cur_.text == "vmap") {
         take();
         c.spec.levels.push_back(parseLevel());
+      } else if (cur_.text == "layouts") {
+        take();
+        c.spec.layouts = parseLayouts();
       } else {
         take();
         c.spec.data_seed = parseSeed();
@@ -409,6 +418,13 @@ private:
       } else if (key.text == "chunk_size") {
         l.chunk_size = parseInt("a chunk size");
         if (*l.chunk_size < 1) throw ParseError(key.line, key.col, "chunk_size must be >= 1");
+      } else if (key.text == "randomness") {
+        if (cur_.kind != Tok::Ident) fail("expected a randomness (error, different, same)");
+        Token v = take();
+        bool known = false;
+        for (const auto &n : randomnessNames()) known |= n == v.text;
+        if (!known) throw ParseError(v.line, v.col, "unknown randomness '" + v.text + "' (error, different, same)");
+        l.randomness = v.text;
       } else if (key.text == "in_dims" || key.text == "out_dims") {
         expect("(");
         while (!isPunct(")")) {
@@ -424,12 +440,38 @@ private:
         }
         take();
       } else {
-        throw ParseError(key.line, key.col, "unknown vmap field '" + key.text + "' (size, in_dims, out_dims, chunk_size)");
+        throw ParseError(key.line, key.col, "unknown vmap field '" + key.text + "' (size, in_dims, out_dims, chunk_size, randomness)");
       }
-      if (cur_.kind == Tok::Ident && (cur_.text == "vmap" || cur_.text == "data_seed" || cur_.text == "func")) break;
+      if (cur_.kind == Tok::Ident &&
+          (cur_.text == "vmap" || cur_.text == "data_seed" || cur_.text == "func" || cur_.text == "layouts"))
+        break;
     }
     if (!sawSize) fail("expected size=N in a vmap line");
     return l;
+  }
+
+  /// `(contiguous, transposed:1, ...)`: one layout per input.
+  std::vector<Layout> parseLayouts() {
+    std::vector<Layout> out;
+    expect("(");
+    while (!isPunct(")")) {
+      if (cur_.kind != Tok::Ident) fail("expected a layout (contiguous, transposed:D, expanded:D, strided:D, offset)");
+      Token k = take();
+      std::optional<int64_t> dim;
+      if (isPunct(":")) {
+        take();
+        dim = parseInt("a dim");
+        if (*dim < 0) throw ParseError(k.line, k.col, "a layout's dim must be >= 0");
+      }
+      auto l = parseLayout(k.text, dim);
+      if (!l)
+        throw ParseError(k.line, k.col, "bad layout '" + k.text + (dim ? ":" + std::to_string(*dim) : "") +
+                                            "' (contiguous, transposed:D, expanded:D, strided:D, offset)");
+      out.push_back(*l);
+      if (!isPunct(")")) expect(",");
+    }
+    take();
+    return out;
   }
 
   Lexer lex_;

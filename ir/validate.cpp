@@ -1,5 +1,6 @@
 #include "ir/validate.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -168,6 +169,28 @@ private:
 
 std::string validateProgram(const Program &p) { return Validator().run(p); }
 
+/// Each input's layout must fit its physical type (called once the levels are known good).
+static std::string validateLayouts(const Case &c) {
+  const auto &ls = c.spec.layouts;
+  size_t n = c.program.body.params.size();
+  if (ls.empty()) return "";
+  if (ls.size() != n)
+    return "layouts has " + std::to_string(ls.size()) + " entries for " + std::to_string(n) + " inputs";
+  for (size_t i = 0; i < n; ++i) {
+    const Layout &l = ls[i];
+    Type t = physicalInputType(c, i);
+    std::string at = "layout " + layoutToString(l) + " of input " + std::to_string(i) + " (" + typeToString(t) + "): ";
+    bool hasDim = l.kind == Layout::Kind::Transposed || l.kind == Layout::Kind::Expanded || l.kind == Layout::Kind::Strided;
+    if (hasDim && (l.dim < 0 || l.dim >= t.rank())) return at + "dim out of range";
+    if (l.kind == Layout::Kind::Transposed && l.dim == t.rank() - 1) return at + "needs a dim other than the last";
+    if (l.kind == Layout::Kind::Expanded) {
+      if (physicalDimLevels(c, i)[l.dim] >= 0) return at + "a batch dim may not be expanded (its examples would be copies)";
+      if (t.shape[l.dim] < 1) return at + "needs a dim of size >= 1";
+    }
+  }
+  return "";
+}
+
 std::string validateCase(const Case &c) {
   std::string e = validateProgram(c.program);
   if (!e.empty()) return e;
@@ -184,6 +207,9 @@ std::string validateCase(const Case &c) {
     if (l.out_dims.size() != nOut)
       return at + "out_dims has " + std::to_string(l.out_dims.size()) + " entries for " + std::to_string(nOut) + " outputs";
     if (l.chunk_size && *l.chunk_size < 1) return at + "chunk_size must be >= 1";
+    const auto &rn = randomnessNames();
+    if (std::find(rn.begin(), rn.end(), l.randomness) == rn.end())
+      return at + "randomness must be error, different or same, got '" + l.randomness + "'";
     bool any = false;
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!l.in_dims[i]) continue;
@@ -196,6 +222,7 @@ std::string validateCase(const Case &c) {
     }
     if (!any) return at + "no input is batched";
   }
+  if (auto e = validateLayouts(c); !e.empty()) return e;
   // out_dims: the inner level's output has rank r+1, each outer level adds one.
   auto outs = outputTypes(c.program);
   for (size_t o = 0; o < nOut; ++o) {

@@ -15,6 +15,7 @@
 
 #include "generators/case_gen.h"
 #include "generators/choices.h"
+#include "generators/margin.h"
 #include "harness/campaign.h"
 #include "harness/filed_reports.h"
 #include "harness/caps.h"
@@ -487,7 +488,8 @@ int cmdGen(int argc, char **argv) {
     std::cout << vf::printCase(vf::caseFromBytes(reinterpret_cast<const uint8_t *>(b.data()), b.size(), policyFrom(f)));
     return kClean;
   }
-  vf::Case c = vf::generateCase(f.u64("case-seed", 1), static_cast<int>(f.num("size", 50, 0, 1000)), policyFrom(f));
+  // The same draw as the campaign's, data re-drawn for predicate margins included.
+  vf::Case c = vf::drawCase(f.u64("case-seed", 1), static_cast<int>(f.num("size", 50, 0, 1000)), policyFrom(f)).c;
   std::cout << vf::printCase(c);
   return kClean;
 }

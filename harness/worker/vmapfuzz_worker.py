@@ -15,7 +15,8 @@ Protocol (version 2), over stdin/stdout, one request then one response:
               "torch_s": seconds inside the program's calls (torch), "worker_s": seconds from
               request to reply (torch_s included), "rss_kb": peak RSS}
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
-alone, stacked as vmap stacks). The function is compiled once per request (when "compile" is
+alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
+memory layouts (the tensors arrive contiguous). The function is compiled once per request (when "compile" is
 set) and called once per entry of "calls", with the next n_k tensors: a second call at another
 batch size tests the compiled function's guards. "recycle" asks the C++ side to replace this
 process (after a CUDA error or running out of memory). Anything the program prints goes to
@@ -199,6 +200,8 @@ def main():
             for call, n in enumerate(calls):
                 args = [t.to(device) for t in inputs[at:at + n]]
                 at += n
+                if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
+                    args = list(ns["layout_inputs"](*args))
                 t_call = time.perf_counter()
                 out = fn(*args)
                 torch_s, t_call = torch_s + time.perf_counter() - t_call, None

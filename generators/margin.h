@@ -1,0 +1,27 @@
+#pragma once
+/// Cases whose predicates keep a margin from their decision boundary: the structure is drawn
+/// once, then the data is re-drawn (a new data seed, same program and batch spec) while any
+/// predicate, switch index or trip count of the per-example run sits within the ambiguity
+/// margin of the value where it would flip.
+#include <cstdint>
+
+#include "generators/policy.h"
+#include "ir/program.h"
+
+namespace vf {
+
+struct DrawnCase {
+  Case c;
+  int redraws = 0;          ///< data re-draws it took
+  bool nearBoundary = false; ///< still within the margin after policy.maxRedraws re-draws
+};
+
+/// The case a campaign runs for `seed` at generation size `size`: generateCase, then data
+/// re-drawn for margins. Deterministic. GPU-tier cases (values past 2^20 elements) are not
+/// evaluated here and keep their first data.
+DrawnCase drawCase(uint64_t seed, int size, const GenPolicy &policy);
+
+/// Re-draws `c`'s data until its predicates keep their margin (at most `maxRedraws` times).
+DrawnCase keepMargin(Case c, int maxRedraws);
+
+} // namespace vf

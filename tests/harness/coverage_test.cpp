@@ -1,0 +1,52 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "generators/case_gen.h"
+#include "harness/coverage.h"
+#include "ir/text.h"
+
+using namespace vf;
+
+TEST(Coverage, EveryRowIsReachedByTheDefaultGenerator) {
+  // A campaign's table must have no zero row: the default policy reaches each within a few
+  // hundred cases (a 10-minute campaign runs thousands).
+  Coverage cov;
+  for (uint64_t s = 0; s < 600; ++s) cov.add(generateCase(s * 31 + 7, 10 + static_cast<int>(s % 91), GenPolicy{}));
+  for (const auto &row : Coverage::rows()) {
+    auto it = cov.counts().find(row);
+    EXPECT_TRUE(it != cov.counts().end() && it->second > 0) << "row '" << row << "' is zero";
+  }
+}
+
+TEST(Coverage, BatchedPredicateAtAnOuterLevelOnlyIsRecognised) {
+  // %0 (the predicate's source) is batched by the outer level only, %1 (the operand) by the
+  // inner level only.
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,None) out_dims=(0)
+vmap size=3 in_dims=(None,0) out_dims=(0)
+data_seed 1
+func(%0: f32[2], %1: f32[2]) {
+  %2: f32[] = sum_all(%0)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[2] = cond(%3, %1) [
+    (%5: f32[2]) {
+      %6: f32[2] = sin(%5)
+      yield %6
+    }
+    (%7: f32[2]) {
+      %8: f32[2] = cos(%7)
+      yield %8
+    }
+  ]
+  return %4
+}
+)");
+  auto f = featuresOf(c);
+  auto has = [&](const char *x) { return std::find(f.begin(), f.end(), x) != f.end(); };
+  EXPECT_TRUE(has("pred=batched"));
+  EXPECT_TRUE(has("pattern=pred-outer/operands-inner"));
+  EXPECT_FALSE(has("pattern=pred-inner/operands-outer"));
+  EXPECT_TRUE(has("input-at-some-levels"));
+  EXPECT_TRUE(has("levels=unequal-sizes"));
+  EXPECT_TRUE(has("depth=1"));
+}
