@@ -190,12 +190,14 @@ private:
     int64_t r = args.empty() ? 0 : args[0].rank();
     switch (dom) {
     case AttrDomain::Index:
+    case AttrDomain::SignedIndex:
     case AttrDomain::Indices: {
       const Attr *d = sofar.find("dim");
       auto w = (d && r > 0) ? wrapDim(std::get<int64_t>(*d), r) : std::nullopt;
       int64_t size = w ? args[0].shape[*w] : 1;
       if (size < 1) return int64_t{0};
       if (dom == AttrDomain::Index) return draw(0, size - 1);
+      if (dom == AttrDomain::SignedIndex) return draw(-size, size - 1); // from the end too, as torch allows
       IntList idx(draw(1, 3));
       for (auto &i : idx) i = draw(0, size - 1);
       return idx;

@@ -64,6 +64,7 @@ std::string checkAttrs(const OpDef &op, const std::vector<Type> &args, const Att
         return bad("expected a count in [1, 8]");
       break;
     case AttrDomain::Index:
+    case AttrDomain::SignedIndex:
     case AttrDomain::Indices: {
       const Attr *dimAttr = attrs.find("dim");
       if (!dimAttr || !std::holds_alternative<int64_t>(*dimAttr) || r == 0) return bad("needs a valid dim of a tensor");
@@ -71,15 +72,16 @@ std::string checkAttrs(const OpDef &op, const std::vector<Type> &args, const Att
       if (!d) return bad("needs a valid dim");
       int64_t size = args[0].shape[*d];
       IntList idx;
-      if (spec.domain == AttrDomain::Index) {
+      if (spec.domain != AttrDomain::Indices) {
         if (!std::holds_alternative<int64_t>(*a)) return bad("expected an index");
         idx = {std::get<int64_t>(*a)};
       } else {
         if (!std::holds_alternative<IntList>(*a) || std::get<IntList>(*a).empty()) return bad("expected a list of indices");
         idx = std::get<IntList>(*a);
       }
+      int64_t lo = spec.domain == AttrDomain::SignedIndex ? -size : 0;
       for (auto i : idx)
-        if (i < 0 || i >= size) return bad("index out of range for size " + std::to_string(size));
+        if (i < lo || i >= size) return bad("index out of range for size " + std::to_string(size));
       break;
     }
     }

@@ -22,6 +22,7 @@ enum class AttrDomain {
   Bool,      ///< true / false
   Scalar,    ///< a float scalar in [-2, 2]
   Index,     ///< an index into argument 0 along the op's `dim` attribute: [0, size)
+  SignedIndex, ///< the same, counted from the end too (select): [-size, size)
   Indices,   ///< 1 to 3 such indices
   Shape,     ///< a shape with as many elements as argument 0 (reshape)
   Count,     ///< a small positive count in [1, 3] (chunks, split sizes, steps)

@@ -495,7 +495,7 @@ std::vector<OpDef> buildOps() {
       return std::string();
     };
   };
-  ops.push_back(makeOp("select", 1, {{"dim", AttrDomain::Dim}, {"index", AttrDomain::Index}}, atIndex(false),
+  ops.push_back(makeOp("select", 1, {{"dim", AttrDomain::Dim}, {"index", AttrDomain::SignedIndex}}, atIndex(false),
                        [](const Args &a, const Attrs &at_, EvalCtx &) { return a[0].select(at_.getInt("dim"), at_.getInt("index")); },
                        "torch.select({0}, {dim}, {index})", 0.6, false, true));
   ops.push_back(makeOp("narrow", 1, {{"dim", AttrDomain::Dim}, {"start", AttrDomain::Index}}, atIndex(true),
