@@ -14,6 +14,7 @@
 
 #include "generators/case_gen.h"
 #include "generators/margin.h"
+#include "harness/exec_config.h"
 #include "harness/shrinker.h"
 #include "ir/constructs.h"
 
@@ -47,12 +48,6 @@ std::string progressLine(const CampaignStats &s, const FindingStore &store, doub
 } // namespace
 
 namespace {
-
-/// The flag that makes replay run on the system a finding came from.
-std::string systemFlag(const std::string &system) {
-  std::string mode = system.substr(0, system.find('|'));
-  return mode == "libtorch" ? " --backend libtorch" : " --mode " + mode;
-}
 
 /// The loop, shared by the job threads. Generation (RapidCheck keeps global state), the
 /// statistics, the store and the log are guarded by mutexes; cases and shrinking run in
@@ -164,7 +159,7 @@ private:
   void file(const Case &c, const CaseResult &r, Runner &runner, uint64_t cs, int size) {
     std::ostringstream rep;
     rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt_.genFlags << " > case.vf && vmapfuzz replay"
-        << opt_.runFlags << systemFlag(r.system) << " case.vf";
+        << opt_.runFlags << replayFlagOf(r.system) << " case.vf";
     // A mismatch is named by the constructs of its shrunk case, so the signature of an
     // unshrunk one is first mapped through what earlier shrinking found.
     const std::string sig0 = signatureOf(c, r);

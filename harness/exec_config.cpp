@@ -27,6 +27,11 @@ ExecConfig execOfSystem(const std::string &system) {
   return e;
 }
 
+std::string replayFlagOf(const std::string &system) {
+  std::string mode = system.substr(0, system.find('|'));
+  return mode == "libtorch" ? " --backend libtorch" : " --mode " + mode;
+}
+
 const std::vector<std::string> &knownModes() {
   static const std::vector<std::string> modes = [] {
     std::vector<std::string> m = {"eager"};

@@ -35,6 +35,8 @@ int runCommand(const std::string &cmd, std::string &out) {
 
 void saveMeta(const FiledReport &r) { writeFileAtomic(r.dir + "/meta.json", r.meta.dump(2) + "\n"); }
 
+} // namespace
+
 std::string xmlEscape(const std::string &s) {
   std::string o;
   for (char c : s) {
@@ -43,13 +45,12 @@ std::string xmlEscape(const std::string &s) {
     case '>': o += "&gt;"; break;
     case '&': o += "&amp;"; break;
     case '"': o += "&quot;"; break;
-    default: o += c;
+    default:
+      if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') o += c;
     }
   }
   return o;
 }
-
-} // namespace
 
 std::vector<FiledReport> loadReports(const std::string &dir) {
   if (!fs::is_directory(dir)) throw std::invalid_argument(dir + ": not a directory of reports");

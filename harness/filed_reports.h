@@ -24,6 +24,8 @@ int recheckReports(std::vector<FiledReport> &reports, const std::string &python,
                    std::ostream &log);
 
 std::string reportsMarkdown(const std::vector<FiledReport> &reports);
+/// Text escaped for an XML attribute or element; control characters XML 1.0 forbids are dropped.
+std::string xmlEscape(const std::string &s);
 /// One testcase per report; an open bug is a failure, a fixed one passes.
 std::string reportsJUnit(const std::vector<FiledReport> &reports);
 

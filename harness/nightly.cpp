@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "harness/exec_config.h"
 #include "harness/filed_reports.h"
 #include "harness/summary.h"
 
@@ -25,8 +26,7 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
       ++replayed;
       if (!isFinding(r.verdict)) continue;
       ++stillFailing;
-      std::string mode = r.system.substr(0, r.system.find('|'));
-      auto rec = store.record(c, r, "vmapfuzz replay " + (mode == "libtorch" ? "--backend libtorch" : "--mode " + mode) + " " + file);
+      auto rec = store.record(c, r, "vmapfuzz replay" + replayFlagOf(r.system) + " " + file);
       if (rec.isNew) log << "NEW " << verdictName(r.verdict) << " replaying " << file << ": " << r.summary << "\n    -> " << rec.dir << "\n";
     }
   }

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/filed_reports.h"
+
 namespace vf {
 
 nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, const FindingStore &store) {
@@ -135,22 +137,6 @@ std::string summaryMarkdown(const nlohmann::json &s) {
   return md.str();
 }
 
-namespace {
-std::string xmlEscape(const std::string &in) {
-  std::string out;
-  for (char ch : in) {
-    switch (ch) {
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '&': out += "&amp;"; break;
-    case '"': out += "&quot;"; break;
-    default:
-      if (static_cast<unsigned char>(ch) >= 0x20 || ch == '\n' || ch == '\t') out += ch;
-    }
-  }
-  return out;
-}
-} // namespace
 
 std::string summaryJUnit(const nlohmann::json &s) {
   std::ostringstream x;

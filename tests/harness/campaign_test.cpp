@@ -1,6 +1,8 @@
 // End-to-end through the CLI binary: exit codes, findings on disk, repro scripts.
 #include <gtest/gtest.h>
 
+#include "tests/harness/cli_util.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,29 +17,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Shell {
-  int code;
-  std::string out;
-};
+using vf::test::kBin;
+using vf::test::sh;
+using vf::test::Shell;
+std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-test", name); }
 
-Shell sh(const std::string &cmd) {
-  Shell r{-1, ""};
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
-std::string tempDir(const std::string &name) {
-  auto d = fs::temp_directory_path() / ("vmapfuzz-test-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 
-const std::string kBin = VMAPFUZZ_BINARY;
 
 } // namespace
 

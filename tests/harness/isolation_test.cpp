@@ -2,6 +2,8 @@
 // allocation), compile modes, devices and capabilities, through the CLI binary.
 #include <gtest/gtest.h>
 
+#include "tests/harness/cli_util.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,29 +15,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Shell {
-  int code;
-  std::string out;
-};
+using vf::test::kBin;
+using vf::test::sh;
+using vf::test::Shell;
+using vf::test::slurp;
+std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-iso", name); }
 
-Shell sh(const std::string &cmd) {
-  Shell r{-1, ""};
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
-std::string tempDir(const std::string &name) {
-  auto d = fs::temp_directory_path() / ("vmapfuzz-iso-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 
-const std::string kBin = VMAPFUZZ_BINARY;
 
 /// The count in the summary's verdict table, e.g. "  crash        3".
 int verdictCount(const std::string &out, const std::string &verdict) {
@@ -50,12 +37,6 @@ int summaryCases(const std::string &out) {
   return std::stoi(m[1]);
 }
 
-std::string slurp(const fs::path &p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// The worker faults fire on every second batched run of a worker process.
 const std::string kCampaign = " --cases 6 --time 600 --seed 5 --no-shrink";

@@ -1,6 +1,8 @@
 // The CLI with the libtorch backend: --backend, three-way replay naming the side that differs,
 // and libFuzzer artifacts decoded by replay and gen.
 #include <gtest/gtest.h>
+
+#include "tests/harness/cli_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,24 +14,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kBin = VMAPFUZZ_BINARY;
+using vf::test::kBin;
+using vf::test::sh;
+using Proc = vf::test::Shell;
 const std::string kSrc = VMAPFUZZ_SOURCE_DIR;
 
-struct Proc {
-  int code = -1;
-  std::string out;
-};
-
-Proc sh(const std::string &cmd) {
-  Proc r;
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
 } // namespace
 

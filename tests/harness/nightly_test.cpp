@@ -1,6 +1,8 @@
 // End-to-end: the nightly job's exit rule, and shards that merge into one campaign.
 #include <gtest/gtest.h>
 
+#include "tests/harness/cli_util.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,41 +16,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Shell {
-  int code;
-  std::string out;
-};
+using vf::test::kBin;
+using vf::test::sh;
+using vf::test::Shell;
+using vf::test::readJson;
+using vf::test::slurp;
+std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-nightly", name); }
 
-Shell sh(const std::string &cmd) {
-  Shell r{-1, ""};
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
-std::string tempDir(const std::string &name) {
-  auto d = fs::temp_directory_path() / ("vmapfuzz-nightly-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 
-nlohmann::json readJson(const std::string &path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
 
-std::string slurp(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-const std::string kBin = VMAPFUZZ_BINARY;
 
 } // namespace
 

@@ -2,6 +2,8 @@
 // table and exit code say so. Kept small: two fast faults and a short control run.
 #include <gtest/gtest.h>
 
+#include "tests/harness/cli_util.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,22 +18,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Shell {
-  int code;
-  std::string out;
-};
+using vf::test::kBin;
+using vf::test::sh;
+using vf::test::Shell;
 
-Shell sh(const std::string &cmd) {
-  Shell r{-1, ""};
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
-const std::string kBin = VMAPFUZZ_BINARY;
 
 std::string row(const std::string &out, const std::string &fault) {
   auto at = out.find("| " + fault + " |");
