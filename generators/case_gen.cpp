@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <source_location>
+#include <stdexcept>
 
 #include "generators/choices.h"
 #include "ir/op_registry.h"
@@ -34,7 +36,14 @@ uint64_t drawSeed() {
   return *rc::gen::inRange<uint64_t>(0, uint64_t{1} << 53);
 }
 bool chance(int percent) { return draw(0, 99) < percent; }
-template <class T> const T &pick(const std::vector<T> &v) { return v[draw(0, static_cast<int64_t>(v.size()) - 1)]; }
+/// One element; an empty choice is the generator's own bug, named by where it happened.
+template <class T>
+const T &pick(const std::vector<T> &v, std::source_location at = std::source_location::current()) {
+  if (v.empty())
+    throw std::logic_error("generator: nothing to choose from at " + std::string(at.file_name()) + ":" +
+                           std::to_string(at.line()));
+  return v[draw(0, static_cast<int64_t>(v.size()) - 1)];
+}
 
 /// Builds one program, structure and values drawn as it goes. Scopes hold the values visible
 /// at the current point: a region sees its parameters, its own values and everything outside.
@@ -48,6 +57,7 @@ public:
     Shape base = drawShape();
     int64_t nIn = scaled(1, pol_.maxInputs);
     scopes_.emplace_back();
+    scopeParams_.push_back(0); // the program's inputs are captured by name, never clash
     auto dtypes = allowedDTypes(pol_);
     for (int64_t i = 0; i < nIn; ++i) prog.body.params.push_back(Def{next_++, Type{pick(dtypes), relatedShape(base)}});
     // Predicates, switch indices and trip counts are computed from a floating value that
@@ -69,6 +79,7 @@ public:
     for (int64_t i = 0; i < n; ++i) stmt(prog.body, 0);
     prog.body.yields = chooseOutputs(prog.body);
     scopes_.pop_back();
+    scopeParams_.pop_back();
     return prog;
   }
 
@@ -76,6 +87,7 @@ private:
   const GenPolicy &pol_;
   ValueId next_ = 0;
   std::vector<std::vector<Def>> scopes_;
+  std::vector<size_t> scopeParams_; ///< per scope: how many of its first values are region parameters
   std::vector<ValueId> inputs_;
   std::multiset<ValueId> hidden_;
 
@@ -164,11 +176,22 @@ private:
   /// Values a region may use: everything in scope except the values passed to it as operands
   /// (it sees those through its parameters; capturing one too makes dynamo see two aliasing
   /// inputs, which torch.cond rejects).
-  std::vector<Def> visible() const {
+  /// Unless the policy allows deep captures, only the program's values, the region's own and
+  /// its parent's computed values (not the parent's parameters): see GenPolicy::deepCaptures.
+  /// `below`: as seen from that many scopes further in (1: a region about to be made here);
+  /// `everything`: ignore the policy (a fallback where nothing else has the type needed).
+  std::vector<Def> visible(size_t below = 0, bool everything = false) const {
     std::vector<Def> all;
-    for (const auto &s : scopes_)
-      for (const auto &d : s)
-        if (!hidden_.count(d.id)) all.push_back(d);
+    const size_t own = scopes_.size() - 1 + below;
+    const bool restrict = !pol_.deepCaptures && !everything;
+    for (size_t k = 0; k < scopes_.size(); ++k) {
+      const bool program = k == 0, parent = k + 1 == own;
+      if (restrict && !program && k != own && !parent) continue;
+      for (size_t i = 0; i < scopes_[k].size(); ++i) {
+        if (restrict && parent && !program && i < scopeParams_[k]) continue;
+        if (!hidden_.count(scopes_[k][i].id)) all.push_back(scopes_[k][i]);
+      }
+    }
     return all;
   }
 
@@ -295,6 +318,7 @@ private:
     Block r;
     scopes_.emplace_back();
     for (const auto &t : paramTypes) r.params.push_back(fresh(t));
+    scopeParams_.push_back(r.params.size());
     for (auto h : hide) hidden_.insert(h);
     int64_t n = scaled(0, std::max(0, pol_.maxStmts - 2));
     for (int64_t i = 0; i < n; ++i) stmt(r, depth);
@@ -307,12 +331,16 @@ private:
         if (d.type == t) mine.push_back(d.id);
       for (const auto &d : vis)
         if (d.type == t) any.push_back(d.id);
+      if (any.empty()) // the types were drawn where more was in sight; rare
+        for (const auto &d : visible(0, true))
+          if (d.type == t) any.push_back(d.id);
       if (mine.empty() && chance(80))
         if (auto made = computeOfType(r, t, any)) mine.push_back(*made);
       r.yields.push_back(!mine.empty() && chance(90) ? pick(mine) : pick(any));
     }
     for (auto h : hide) hidden_.erase(hidden_.find(h));
     scopes_.pop_back();
+    scopeParams_.pop_back();
     return r;
   }
 
@@ -331,7 +359,7 @@ private:
   std::vector<Def> distinctOperands(int64_t n) {
     auto vis = visible();
     std::vector<Def> out;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n && !vis.empty(); ++i) {
       const Def &d = pick(vis);
       bool dup = std::any_of(out.begin(), out.end(), [&](const Def &o) { return o.id == d.id; });
       if (d.type.dtype != DType::b8 && !dup) out.push_back(d);
@@ -339,12 +367,14 @@ private:
     return out;
   }
 
-  /// Types for a construct's outputs, drawn from visible non-bool values.
-  std::vector<Type> outputTypesDrawn() {
-    std::vector<Def> cands;
-    for (const auto &d : visible())
+  /// Types for a construct's outputs, drawn from the non-bool values its regions will see:
+  /// their operands and what is visible one scope further in; none when no such value exists.
+  std::vector<Type> outputTypesDrawn(const std::vector<Def> &operands) {
+    std::vector<Def> cands = operands;
+    for (const auto &d : visible(1))
       if (d.type.dtype != DType::b8) cands.push_back(d);
     std::vector<Type> out;
+    if (cands.empty()) return out; // only bools in sight: the caller makes no construct
     int64_t n = draw(1, pol_.maxRegionOutputs);
     for (int64_t i = 0; i < n; ++i) out.push_back(pick(cands).type);
     return out;
@@ -366,7 +396,7 @@ private:
     if (floats.empty()) {
       // Integers only in sight (the region's float values all passed in as empty ones): a
       // cast makes one. One nonempty floating program input always exists, so this is rare.
-      Def from = others.empty() ? pick(visible()) : pick(others);
+      Def from = others.empty() ? pick(visible(0, true)) : pick(others);
       Def f = fresh(Type{DType::f32, from.type.shape});
       b.stmts.push_back(Stmt{"to_f32", {from.id}, {}, {}, {f}});
       floats.push_back(f);
@@ -398,7 +428,8 @@ private:
       s.args.push_back(unaryStmt(b, "gt_scalar", splittingScalar(b), DType::b8, zero));
     }
     auto operands = distinctOperands(scaled(0, pol_.maxOperands));
-    auto outTypes = outputTypesDrawn();
+    auto outTypes = outputTypesDrawn(operands);
+    if (outTypes.empty()) return;
     for (const auto &o : operands) s.args.push_back(o.id);
     ValueId first = next_;
     next_ += static_cast<ValueId>(outTypes.size()); // results numbered before the regions
@@ -412,7 +443,8 @@ private:
   void switchStmt(Block &b, int depth) {
     ValueId index = unaryStmt(b, "branch_index", splittingScalar(b), DType::i64);
     auto operands = distinctOperands(scaled(0, pol_.maxOperands));
-    auto outTypes = outputTypesDrawn();
+    auto outTypes = outputTypesDrawn(operands);
+    if (outTypes.empty()) return;
     Stmt s{"switch", {index}, {}, {}, {}};
     for (const auto &o : operands) s.args.push_back(o.id);
     ValueId first = next_;

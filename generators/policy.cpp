@@ -41,6 +41,7 @@ constexpr Field kFields[] = {
     {"layout_percent", &GenPolicy::layoutPercent, 0, 100},
     {"max_redraws", &GenPolicy::maxRedraws, 0, 100},
     {"gpu_tier", &GenPolicy::gpuTier, 0, 1},
+    {"deep_captures", &GenPolicy::deepCaptures, 0, 1},
 };
 } // namespace
 

@@ -25,6 +25,13 @@ struct GenPolicy {
   int maxOutputs = 3;         ///< program outputs: 1..maxOutputs
   int inputPredicatePercent = 70; ///< predicates computed straight from a program input (symmetric data)
   int tupleRetries = 24;      ///< tries to find arguments an op's type rule accepts
+  /// 0: a region captures values of the program, of its own scope and of its parent region,
+  /// but not its parent's parameters nor values of regions further out. 1: any enclosing
+  /// value. Dynamo (torch 2.14) names the lifted inputs of nested higher-order ops after the
+  /// nodes they come from, and two such names can collide ("SyntaxError: duplicate argument
+  /// 'child' / 'gt_true_branch' in function definition", reports/unbatched-error-dynamo-
+  /// duplicate-argument): with 1, about 1.4 % of programs are rejected unbatched for it.
+  int deepCaptures = 0;
   /// Input dtypes, repeated by weight (float32 most often); every program gets at least one
   /// non-empty floating input, since predicates, indices and trip counts are computed from one.
   std::vector<DType> dtypes = {DType::f32, DType::f32, DType::f32, DType::f64, DType::f16,

@@ -14,7 +14,9 @@ namespace vf {
 enum class RunMode { Batched, PerExample };
 
 struct Outcome {
-  enum class Status { Ok, Error, Crash, Hang, Oom };
+  /// HarnessError: the harness's own code around the system failed (e.g. the worker's
+  /// serialisation), not the system under test.
+  enum class Status { Ok, Error, Crash, Hang, Oom, HarnessError };
   Status status = Status::Ok;
   std::vector<at::Tensor> outputs;
   std::string errorType;    ///< exception type, e.g. "RuntimeError"

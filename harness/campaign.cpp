@@ -67,7 +67,13 @@ public:
       {
         std::lock_guard<std::mutex> g(genMu_);
         auto tGen = std::chrono::steady_clock::now();
-        DrawnCase drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
+        DrawnCase drawn;
+        try {
+          drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
+        } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
+          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (vmapfuzz gen --case-seed " +
+                                 std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags + "): " + e.what());
+        }
         genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
         c = std::move(drawn.c);
         redraws = drawn.redraws;
@@ -87,7 +93,7 @@ public:
         s_.redrawnCases += redraws > 0;
         s_.redraws += redraws;
         s_.nearBoundary += nearBoundary;
-        for (const auto &r : results) count(c, r);
+        for (const auto &r : results) count(c, r, cs, size);
       }
       for (size_t k = 0; k < runners.size(); ++k)
         if (isFinding(results[k].verdict) || results[k].verdict == Verdict::HarnessBug)
@@ -114,7 +120,7 @@ private:
     return opt_.maxCases < 0 || i < opt_.maxCases;
   }
 
-  void count(const Case &c, const CaseResult &r) {
+  void count(const Case &c, const CaseResult &r, uint64_t cs, int size) {
     s_.runs++;
     s_.phases.add(r);
     s_.byVerdict[static_cast<int>(r.verdict)]++;
@@ -128,7 +134,8 @@ private:
         if (isConstruct(f)) s_.unsupported[f + " in " + r.system]++;
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
-      s_.invalidReasons[why]++;
+      if (s_.invalidReasons[why]++ == 0)
+        s_.invalidExample[why] = "vmapfuzz gen --case-seed " + std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags;
     }
   }
 
@@ -261,7 +268,9 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
     });
   for (auto &t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
-  return loop.finish();
+  CampaignStats s = loop.finish();
+  s.jobs = static_cast<int>(jobs.size());
+  return s;
 }
 
 CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log) {
@@ -275,7 +284,7 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
      << s.systemSeconds << " s";
   if (s.shrinkAttempts) os << "; shrinking " << s.shrinkSeconds << " s (" << s.shrinkAttempts << " attempts)";
   os << "\n";
-  s.phases.print(os, s.seconds);
+  s.phases.print(os, s.seconds, s.jobs);
   if (s.byMode.size() <= 1) {
     os << "verdicts:\n";
     for (int v = 0; v < kVerdictCount; ++v)
@@ -314,7 +323,11 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     for (const auto &[why, n] : s.invalidReasons) top.emplace_back(-n, why);
     std::sort(top.begin(), top.end());
     os << "invalid programs, most common reasons:\n";
-    for (size_t i = 0; i < top.size() && i < 5; ++i) os << "  " << -top[i].first << "x " << top[i].second << "\n";
+    for (size_t i = 0; i < top.size() && i < 5; ++i) {
+      os << "  " << -top[i].first << "x " << top[i].second << "\n";
+      auto ex = s.invalidExample.find(top[i].second);
+      if (ex != s.invalidExample.end()) os << "      first case: " << ex->second << "\n";
+    }
   }
   if (store.unique() == 0) {
     os << "findings: none\n";

@@ -39,12 +39,14 @@ struct CampaignStats {
   int64_t shrinkAttempts = 0;
   double shrinkSeconds = 0;
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
+  std::map<std::string, std::string> invalidExample; ///< reason -> the gen command of its first case
   std::map<std::string, int64_t> unsupported;    ///< "construct in mode": no batching rule there, with counts
   int64_t runs = 0;                              ///< case x mode
   std::map<std::string, std::array<int64_t, kVerdictCount>> byMode; ///< verdicts per backend name
   std::map<std::string, double> secondsByMode;   ///< time inside torch per backend name
   std::vector<int64_t> caseIndices;              ///< every index run (sorted at the end): shards merge on these
   PhaseTimes phases; ///< where the wall time went (printed with the summary)
+  int jobs = 1;      ///< parallel case loops (the phases add up to jobs x seconds)
   int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
   int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
 };

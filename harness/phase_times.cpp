@@ -25,17 +25,21 @@ int64_t selfPeakRssKb() {
   return u.ru_maxrss;
 }
 
-void PhaseTimes::print(std::ostream &os, double wall) const {
-  auto pct = [wall](double s) { return wall > 0 ? 100.0 * s / wall : 0.0; };
+void PhaseTimes::print(std::ostream &os, double wall, int jobs) const {
+  // With several jobs each loop has the whole wall time: the phases add up to jobs x wall.
+  const double total = wall * std::max(1, jobs);
+  auto pct = [total](double s) { return total > 0 ? 100.0 * s / total : 0.0; };
   const std::vector<std::pair<const char *, double>> rows = {
       {"generate", generate}, {"reference", reference}, {"compare", compare}, {"emit", emit},
       {"transport", transport}, {"worker", worker}, {"file", file}, {"harness total", harness()},
       {"torch", system}, {"shrink", shrink}};
-  os << "time by phase (seconds, share of " << std::fixed << std::setprecision(1) << wall << " s wall):\n";
+  os << "time by phase (seconds, share of " << std::fixed << std::setprecision(1);
+  if (jobs > 1) os << jobs << " jobs x ";
+  os << wall << " s wall):\n";
   for (const auto &[name, s] : rows)
     os << "  " << std::left << std::setw(14) << name << std::right << std::setw(9) << std::setprecision(3) << s
        << std::setw(7) << std::setprecision(1) << pct(s) << " %\n";
-  double other = wall - harness() - system - shrink;
+  double other = total - harness() - system - shrink;
   os << "  " << std::left << std::setw(14) << "unaccounted" << std::right << std::setw(9) << std::setprecision(3) << other
      << std::setw(7) << std::setprecision(1) << pct(other) << " %\n";
   os << "peak memory: vmapfuzz " << selfPeakRssKb() / 1024 << " MiB, torch worker " << peakWorkerRssKb / 1024 << " MiB\n";

@@ -25,8 +25,9 @@ struct PhaseTimes {
   void add(const CaseResult &r);
   /// The harness's own time in the case loop: every phase but `system` and `shrink`.
   double harness() const { return generate + reference + compare + emit + transport + worker + file; }
-  /// One block of lines: each phase with seconds and its share of `wall`, and peak memory.
-  void print(std::ostream &os, double wall) const;
+  /// One block of lines: each phase with seconds and its share of the job time (`jobs`
+  /// parallel loops of `wall` seconds each), and peak memory.
+  void print(std::ostream &os, double wall, int jobs = 1) const;
 };
 
 /// Peak resident memory of this process, in KiB (getrusage).

@@ -85,7 +85,9 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
   if (rep.header.value("recycle", false)) worker_->stop();
   if (rep.header.value("status", "") != "ok") {
     const auto &e = rep.header["error"];
-    o.status = e.value("oom", false) ? Outcome::Status::Oom : Outcome::Status::Error;
+    o.status = e.value("oom", false)                  ? Outcome::Status::Oom
+               : e.value("stage", "program") == "worker" ? Outcome::Status::HarnessError
+                                                          : Outcome::Status::Error;
     o.errorType = e.value("type", "?");
     o.errorMessage = e.value("message", "");
     o.traceback = e.value("traceback", "");

@@ -24,6 +24,7 @@
 #include "harness/python_emit.h"
 #include "harness/systems.h"
 #include "harness/selftest.h"
+#include "harness/shrinker.h"
 #include "harness/torch_backend.h"
 #include "ir/text.h"
 #include "ir/validate.h"
@@ -53,13 +54,18 @@ commands:
   merge   SUMMARY.json... [--json FILE] [--markdown FILE] [--junit FILE]
           merge the summaries of the shards of one campaign; exit 1 if any shard found
           something new
-  replay  FILE|DIR...   re-run case files (the text format; a directory: every *.vf in it);
-          exit 1 if any still fails. libFuzzer artifacts (crash-*, timeout-*, ..., or any file
-          with --bytes) are decoded through the generators as the fuzz_case target does
+  replay  FILE|DIR... [--reports DIR]
+          re-run case files (the text format; a directory: every *.vf in it); exit 1 if any
+          still fails; --reports: file each failure there as fuzz does. libFuzzer artifacts
+          (crash-*, timeout-*, ..., or any file with --bytes) are decoded through the
+          generators as the fuzz_case target does
   recheck [DIR]     run every filed repro.py (default DIR: reports) against the installed torch
           and mark each report open, fixed or error in its meta.json
   report  [DIR] [--markdown FILE] [--junit FILE] [--file-issues [--gh PATH]]
           summarise filed reports for CI; --file-issues files open ones with `gh issue create`
+  shrink  FILE [--out FILE] [--max-attempts N]   shrink a failing case file (any verdict but
+          pass and unsupported, invalid included) keeping its verdict and signature; print the
+          smaller case (or write it to --out); exit 1
   caps    which constructs have working batching rules, per mode and device (probes torch;
           default --mode: every compiler, --device cpu,cuda)
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
@@ -385,7 +391,7 @@ int cmdReport(int argc, char **argv) {
 }
 
 int cmdReplay(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}, {"backend", true}, {"bytes", false}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}, {"backend", true}, {"bytes", false}, {"reports", true}}));
   if (f.positional.empty()) throw UsageError("replay needs at least one case file or directory");
   f.positional = expandCaseFiles(f.positional);
   std::vector<vf::Case> cases;
@@ -393,6 +399,14 @@ int cmdReplay(int argc, char **argv) {
   auto systems = startSystems(f, std::cerr);
   if (systems->empty()) return kClean;
   const auto &runners = systems->runners();
+  std::unique_ptr<vf::FindingStore> store; // --reports: file each failure as a campaign would
+  if (f.has("reports")) {
+    vf::StoreOptions so;
+    so.environment = systems->environment();
+    if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
+    else so.environment["planted_faults"] = f.faults;
+    store = std::make_unique<vf::FindingStore>(f.str("reports", ""), so);
+  }
   int rc = kClean;
   for (size_t i = 0; i < cases.size(); ++i) {
     auto prep = runners.front()->prepare(cases[i]);
@@ -403,10 +417,43 @@ int cmdReplay(int argc, char **argv) {
       std::cout << "\n";
       for (size_t k = 0; k < r.expected.size(); ++k) std::cout << "  expected output " << k << ": " << vf::describeTensor(r.expected[k]) << "\n";
       for (size_t k = 0; k < r.actual.size(); ++k) std::cout << "  batched  output " << k << ": " << vf::describeTensor(r.actual[k]) << "\n";
-      if (vf::isFinding(r.verdict) || r.verdict == vf::Verdict::HarnessBug) rc = kFound;
+      if (vf::isFinding(r.verdict) || r.verdict == vf::Verdict::HarnessBug) {
+        rc = kFound;
+        if (store) {
+          // The reproduce line names the case.vf filed beside the report, not this machine's path.
+          std::string again = "vmapfuzz replay" + vf::replayFlagOf(r.system);
+          for (const auto &x : f.faults) again += " --fault " + x;
+          auto rec = store->record(cases[i], r, again + " case.vf");
+          std::cout << "  " << (rec.isNew ? "filed: " : "known: ") << rec.dir << "\n";
+        }
+      }
     }
   }
   return rc;
+}
+
+int cmdShrink(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({{"float64", false}, {"out", true}, {"max-attempts", true}}));
+  if (f.positional.size() != 1) throw UsageError("shrink needs exactly one case file");
+  vf::Case c = loadCase(f.positional[0]);
+  auto systems = startSystems(f, std::cerr);
+  if (systems->empty()) return kClean;
+  vf::Runner &runner = *systems->runners().front();
+  vf::CaseResult r = runner.run(c);
+  if (r.verdict == vf::Verdict::Pass || r.verdict == vf::Verdict::Unsupported)
+    throw UsageError(f.positional[0] + ": " + std::string(vf::verdictName(r.verdict)) + " in " + r.system + ", nothing to shrink");
+  const std::string sig = vf::signatureOf(c, r);
+  std::cerr << "vmapfuzz shrink: " << vf::verdictName(r.verdict) << ": " << r.summary << "\n";
+  vf::ShrinkStats ss;
+  vf::Case small = vf::shrinkCase(c, [&](const vf::Case &cand) {
+    vf::CaseResult cr = runner.run(cand);
+    return cr.verdict == r.verdict && (r.verdict == vf::Verdict::Mismatch || vf::signatureOf(cand, cr) == sig);
+  }, &ss, static_cast<int>(f.num("max-attempts", 2000, 1, 1000000)));
+  std::cerr << "vmapfuzz shrink: " << c.program.size() << " -> " << small.program.size() << " statements in "
+            << ss.attempts << " attempts\n";
+  if (f.has("out")) vf::writeFileAtomic(f.str("out", ""), vf::printCase(small));
+  else std::cout << vf::printCase(small);
+  return kFound;
 }
 
 int cmdNightly(int argc, char **argv) {
@@ -575,15 +622,20 @@ int cmdSelftest(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
+  if (argc < 2 || std::string(argv[1]) == "help") {
     std::cout << kUsageText;
     return argc < 2 ? kUsage : kClean;
   }
+  for (int i = 1; i < argc; ++i) // `vmapfuzz fuzz --help` too
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::cout << kUsageText;
+      return kClean;
+    }
   std::string cmd = argv[1];
   static const std::map<std::string, std::function<int(int, char **)>> cmds = {
       {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}, {"recheck", cmdRecheck},
       {"report", cmdReport}, {"caps", cmdCaps}, {"nightly", cmdNightly}, {"merge", cmdMerge},
-      {"selftest", cmdSelftest}};
+      {"selftest", cmdSelftest}, {"shrink", cmdShrink}};
   auto it = cmds.find(cmd);
   if (it == cmds.end()) {
     std::cerr << "vmapfuzz: error: unknown command '" << cmd << "' (try vmapfuzz --help)\n";

@@ -83,7 +83,10 @@ def _worker_fault(name):
     return table.get(name)
 
 
-WORKER_FAULTS = ("worker-segfault", "worker-abort", "worker-exit", "worker-hang", "worker-huge-alloc")
+# worker-serialise-error: the worker's own code raises (sending the outputs back), which is
+# the harness's bug, not torch's.
+WORKER_FAULTS = ("worker-segfault", "worker-abort", "worker-exit", "worker-hang", "worker-huge-alloc",
+                 "worker-serialise-error")
 
 
 def main():
@@ -95,7 +98,8 @@ def main():
 
     _limit_memory()
     all_faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
-    process_faults = [_worker_fault(f) for f in all_faults if f in WORKER_FAULTS]
+    process_faults = [_worker_fault(f) for f in all_faults if f in WORKER_FAULTS and _worker_fault(f)]
+    serialise_fault = "worker-serialise-error" in all_faults
     try:
         import torch
     except Exception as e:  # reported through hello, so the C++ side can say what is wrong
@@ -136,9 +140,15 @@ def main():
             return torch.empty(shape, dtype=dtype)
         return torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).reshape(shape)
 
-    def from_tensor(t):
-        t = t.detach().cpu().contiguous()
-        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+    def from_tensor(t, faulty=False):
+        if faulty:
+            raise RuntimeError("planted fault worker-serialise-error: cannot serialise the output")
+        t = t.detach().cpu()
+        # A fresh dense buffer: .contiguous() keeps odd strides on size-1 dims, and viewing
+        # those as bytes fails.
+        flat = torch.empty(t.numel(), dtype=t.dtype)
+        flat.copy_(t.reshape(-1))
+        raw = flat.view(torch.uint8).numpy().tobytes() if t.numel() else b""
         return {"dtype": names.get(t.dtype, str(t.dtype)), "shape": list(t.shape)}, raw
 
     batched_runs = 0
@@ -179,6 +189,7 @@ def main():
         blobs = []
         call = 0
         torch_s, t_call = 0.0, None
+        stage = "worker"  # an exception outside the program's call is the harness's own bug
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
@@ -202,14 +213,14 @@ def main():
                 at += n
                 if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
                     args = list(ns["layout_inputs"](*args))
-                t_call = time.perf_counter()
+                t_call, stage = time.perf_counter(), "program"
                 out = fn(*args)
-                torch_s, t_call = torch_s + time.perf_counter() - t_call, None
+                torch_s, t_call, stage = torch_s + time.perf_counter() - t_call, None, "worker"
                 if isinstance(out, torch.Tensor):
                     out = (out,)
                 counts.append(len(out))
                 for t in out:
-                    m, raw = from_tensor(t)
+                    m, raw = from_tensor(t, serialise_fault and req["mode"] == "batched" and batched_runs % 2 == 0)
                     metas_out.append(m)
                     blobs.append(raw)
             reply.update(status="ok", tensors=metas_out, calls=counts)
@@ -220,7 +231,7 @@ def main():
                          error={"type": type(e).__module__ + "." + type(e).__qualname__
                                 if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
                                 "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:],
-                                "call": call, "oom": oom})
+                                "call": call, "oom": oom, "stage": stage})
         finally:
             if device != "cpu":
                 torch.set_default_device(None)

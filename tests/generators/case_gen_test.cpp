@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <set>
+
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "ir/text.h"
@@ -58,4 +60,63 @@ TEST(Generators, InputDataIsFixedByTheSeed) {
   Case c = generateCase(5, 50, GenPolicy{});
   auto a = makeInputs(c), b = makeInputs(c);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(at::equal(a[i], b[i]));
+}
+
+namespace {
+
+/// Captures that GenPolicy::deepCaptures = 0 rules out: a value of a region further out than
+/// the parent, or a parameter of the parent region (the program's own values are fine).
+struct ScopeWalk {
+  std::vector<std::set<ValueId>> params, values; ///< per open scope
+  int deep = 0;
+
+  void use(ValueId v) {
+    const size_t own = values.size() - 1;
+    for (size_t k = values.size(); k-- > 0;) {
+      if (!values[k].count(v)) continue;
+      const bool ok = k == 0 || k == own || (k + 1 == own && !params[k].count(v));
+      deep += !ok;
+      return;
+    }
+  }
+  void block(const Block &b) {
+    params.emplace_back();
+    values.emplace_back();
+    for (const auto &p : b.params) params.back().insert(p.id), values.back().insert(p.id);
+    for (const auto &s : b.stmts) {
+      for (auto a : s.args) use(a);
+      for (const auto &r : s.regions) block(r);
+      for (const auto &r : s.results) values.back().insert(r.id);
+    }
+    for (auto y : b.yields) use(y);
+    params.pop_back();
+    values.pop_back();
+  }
+};
+
+int deepCaptures(const Case &c) {
+  ScopeWalk w;
+  w.block(c.program.body);
+  return w.deep;
+}
+
+} // namespace
+
+TEST(Generators, ByDefaultRegionsCaptureOnlyTheProgramsAndTheirParentsComputedValues) {
+  // Deeper captures make torch 2.14's dynamo reject valid programs (reports/invalid-dynamo-
+  // duplicate-argument); with deep_captures=1 they come back, which shows the walk sees them.
+  GenPolicy deep;
+  deep.deepCaptures = 1;
+  int byDefault = 0, withDeep = 0, cases = 0;
+  for (uint64_t s = 0; s < 1500; ++s) {
+    Case c = generateCase(s * 2654435761ULL + 7, 10 + static_cast<int>(s % 91), GenPolicy{});
+    ASSERT_EQ(validateCase(c), "") << printCase(c);
+    byDefault += deepCaptures(c);
+    Case d = generateCase(s * 2654435761ULL + 7, 10 + static_cast<int>(s % 91), deep);
+    ASSERT_EQ(validateCase(d), "") << printCase(d);
+    withDeep += deepCaptures(d);
+    ++cases;
+  }
+  EXPECT_EQ(byDefault, 0);
+  EXPECT_GT(withDeep, 50) << "over " << cases << " cases";
 }

@@ -115,6 +115,39 @@ TEST(Cli, PlantedCondBugIsFoundShrunkAndFiledOnce) {
   EXPECT_EQ(again.out.find("NEW mismatch"), std::string::npos) << again.out;
 }
 
+TEST(Cli, HelpAfterACommandPrintsTheUsageAndExitsZero) {
+  for (const char *cmd : {" --help", " fuzz --help", " replay -h"}) {
+    Shell r = sh(kBin + cmd);
+    EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("usage: vmapfuzz COMMAND"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, ShrinkKeepsAPlantedMismatchAndReplayFilesIt) {
+  std::string d = tempDir("shrink");
+  const std::string seed = VMAPFUZZ_SOURCE_DIR "/corpus/seeds/cond_batched_pred.vf";
+  const std::string fault = " --fault cond-batched-pred-swapped";
+  Shell s = sh(kBin + " shrink" + fault + " " + seed + " --out " + d + "/small.vf");
+  ASSERT_EQ(s.code, 1) << s.out;
+  vf::Case before = vf::parseCase(vf::test::slurp(seed));
+  vf::Case after = vf::parseCase(vf::test::slurp(d + "/small.vf"));
+  EXPECT_LT(after.program.size(), before.program.size()) << vf::printCase(after);
+  // Still the same failure, and replay files it once, then counts a known hit.
+  const std::string replay = kBin + " replay" + fault + " --reports " + d + "/reports " + d + "/small.vf";
+  Shell first = sh(replay);
+  EXPECT_EQ(first.code, 1) << first.out;
+  EXPECT_NE(first.out.find("small.vf: mismatch"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("filed: "), std::string::npos) << first.out;
+  EXPECT_EQ(countReports(d + "/reports", "mismatch"), 1);
+  Shell second = sh(replay);
+  EXPECT_NE(second.out.find("known: "), std::string::npos) << second.out;
+  EXPECT_EQ(countReports(d + "/reports", "mismatch"), 1);
+  // A passing case has nothing to shrink: a usage error, not a silent copy.
+  Shell clean = sh(kBin + " shrink " + seed);
+  EXPECT_EQ(clean.code, 2) << clean.out;
+  EXPECT_NE(clean.out.find("nothing to shrink"), std::string::npos) << clean.out;
+}
+
 TEST(Cli, ReplayTakesADirectory) {
   Shell r = sh(kBin + " replay " VMAPFUZZ_SOURCE_DIR "/corpus/seeds");
   EXPECT_NE(r.out.find("cond_batched_pred.vf: pass"), std::string::npos) << r.out;

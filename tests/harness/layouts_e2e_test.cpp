@@ -93,7 +93,25 @@ func(%0: f32[2]) {
 }
 )";
 
+// The batched output is a [1, 1] view with strides (1, 2): `.contiguous()` keeps those (size-1
+// dims), so the worker once failed to send it back, and called it torch's batched-error.
+const char *kOddStridedOutput = R"(vmap size=1 in_dims=(0) out_dims=(-1)
+data_seed 4423659711314766
+func(%2: f32[2,1]) {
+  %3: f32[2] = sum(%2) {dim=-1, keepdim=false}
+  %4: f32[1] = chunk(%3) {dim=0, chunks=3, index=1}
+  return %4
+}
+)";
+
 } // namespace
+
+TEST(Layouts, OutputsWithOddStridesOnSize1DimsComeBack) {
+  TorchBackend b(config());
+  Runner r(b);
+  CaseResult res = r.run(parseCase(kOddStridedOutput));
+  EXPECT_EQ(verdictName(res.verdict), "pass") << res.summary << "\n" << res.traceback;
+}
 
 TEST(Layouts, EveryLayoutRandomnessAndThreeLevelsPass) {
   TorchBackend b(config());
