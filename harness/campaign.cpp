@@ -328,6 +328,11 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
       auto ex = s.invalidExample.find(top[i].second);
       if (ex != s.invalidExample.end()) os << "      first case: " << ex->second << "\n";
     }
+    if (top.size() > 5) {
+      int64_t rest = 0;
+      for (size_t i = 5; i < top.size(); ++i) rest -= top[i].first;
+      os << "  ... and " << top.size() - 5 << " more reasons (" << rest << " cases)\n";
+    }
   }
   if (store.unique() == 0) {
     os << "findings: none\n";
