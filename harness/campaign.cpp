@@ -71,8 +71,7 @@ public:
         try {
           drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
         } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
-          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (vmapfuzz gen --case-seed " +
-                                 std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags + "): " + e.what());
+          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" + genLine(cs, size) + "): " + e.what());
         }
         genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
         c = std::move(drawn.c);
@@ -112,6 +111,11 @@ public:
 private:
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
 
+  /// The command that regenerates a case of this campaign.
+  std::string genLine(uint64_t cs, int size) const {
+    return "vmapfuzz gen --case-seed " + std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags;
+  }
+
   /// The next case index of this shard, or false when the budget is spent.
   bool next(int64_t &i) {
     if (elapsed() >= opt_.seconds) return false;
@@ -135,7 +139,7 @@ private:
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
       if (s_.invalidReasons[why]++ == 0)
-        s_.invalidExample[why] = "vmapfuzz gen --case-seed " + std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags;
+        s_.invalidExample[why] = genLine(cs, size);
     }
   }
 
@@ -165,7 +169,7 @@ private:
   /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
   void file(const Case &c, const CaseResult &r, Runner &runner, uint64_t cs, int size) {
     std::ostringstream rep;
-    rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt_.genFlags << " > case.vf && vmapfuzz replay"
+    rep << genLine(cs, size) << " > case.vf && vmapfuzz replay"
         << opt_.runFlags << replayFlagOf(r.system) << " case.vf";
     // A mismatch is named by the constructs of its shrunk case, so the signature of an
     // unshrunk one is first mapped through what earlier shrinking found.
@@ -196,9 +200,7 @@ private:
         // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
         // as small as it got.
         if (elapsed() > opt_.seconds + 60) return false;
-        CaseResult cr = runner.run(cand);
-        // Errors keep their signature; a mismatch stays a mismatch (its constructs may go).
-        return cr.verdict == r.verdict && (r.verdict == Verdict::Mismatch || signatureOf(cand, cr) == sig);
+        return failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
       }, &ss, opt_.maxShrinkAttempts);
       filedResult = runner.run(filed);
       if (filedResult.verdict != r.verdict) { // flaky: file the case as found

@@ -90,10 +90,12 @@ func(%0: f32[3], %1: f32[3]) {
 }
 )";
 
+// The carry (%8) is a 0-d sum of one input; the xs are the other input.
 const char *kScan = R"(vmap size=4 in_dims=(0,None) out_dims=(0,0)
 data_seed 13
 func(%0: f32[3], %1: f32[3]) {
-  %2: f32[], %3: f32[3] = scan(%CARRY, %XS) {ncarry=1, reverse=false} [
+  %8: f32[] = sum_all(%CARRY_SRC)
+  %2: f32[], %3: f32[3] = scan(%8, %XS) {ncarry=1, reverse=false} [
     (%4: f32[], %5: f32[]) {
       %6: f32[] = add(%4, %5)
       %7: f32[] = sin(%6)
@@ -113,10 +115,6 @@ std::string fill(std::string text, const std::vector<std::pair<std::string, std:
 } // namespace
 
 std::vector<Probe> capabilityProbes() {
-  // scan's carry (%8) is a 0-d sum of one input; its xs are the other input.
-  auto withCarry = [](std::string t, const char *src) {
-    return fill(t, {{"func(%0: f32[3], %1: f32[3]) {\n", std::string("func(%0: f32[3], %1: f32[3]) {\n  %8: f32[] = sum_all(") + src + ")\n"}});
-  };
   std::vector<std::pair<std::array<std::string, 2>, std::string>> texts = {
       {{"cond", "batched predicate"}, kCondBatched},
       {{"cond", "unbatched predicate"}, kCondUnbatched},
@@ -124,8 +122,8 @@ std::vector<Probe> capabilityProbes() {
       {{"switch", "unbatched index"}, fill(kSwitch, {{"%SRC", "%1"}})},
       {{"while_loop", "batched trip count"}, fill(kWhile, {{"%SRC", "%0"}})},
       {{"while_loop", "unbatched trip count"}, fill(kWhile, {{"%SRC", "%1"}})},
-      {{"scan", "batched xs"}, withCarry(fill(kScan, {{"%CARRY, %XS", "%8, %0"}}), "%1")},
-      {{"scan", "batched carry only"}, withCarry(fill(kScan, {{"%CARRY, %XS", "%8, %1"}}), "%0")},
+      {{"scan", "batched xs"}, fill(kScan, {{"%CARRY_SRC", "%1"}, {"%XS", "%0"}})},
+      {{"scan", "batched carry only"}, fill(kScan, {{"%CARRY_SRC", "%0"}, {"%XS", "%1"}})},
   };
   std::vector<Probe> probes;
   for (const auto &[name, text] : texts) probes.push_back({name[0], name[1], parseCase(text)});

@@ -66,6 +66,10 @@ std::string signatureOf(const Case &c, const CaseResult &r) {
   return sig;
 }
 
+bool failsTheSameWay(Verdict verdict, const std::string &signature, const Case &candidate, const CaseResult &now) {
+  return now.verdict == verdict && (verdict == Verdict::Mismatch || signatureOf(candidate, now) == signature);
+}
+
 void writeFileAtomic(const std::string &path, const std::string &text) {
   std::string tmp = path + ".tmp";
   {

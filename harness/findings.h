@@ -18,6 +18,9 @@ namespace vf {
 /// shrinking; a mismatch is shrunk as "still a mismatch" and named by its shrunk case. It names
 /// nothing that shrinking removes on purpose, such as a second vmap level.
 std::string signatureOf(const Case &c, const CaseResult &r);
+/// Shrinking keeps a candidate when it fails as the case did: the same verdict and, except for
+/// a mismatch (whose constructs may go), the same signature.
+bool failsTheSameWay(Verdict verdict, const std::string &signature, const Case &candidate, const CaseResult &now);
 
 struct FindingRecord {
   std::string dir;

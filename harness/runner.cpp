@@ -74,6 +74,11 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     r.totalSeconds = since(t0) + prep.seconds;
     return r;
   };
+  // The harness's own code around a run failed (the worker's serialisation, say): our bug.
+  auto harnessFailed = [&](const char *run, const Outcome &o) {
+    return finish(Verdict::HarnessBug, std::string("the harness failed around the ") + run + " run: " + o.errorType + ": " +
+                                           firstLine(o.errorMessage));
+  };
   if (!ref.error.empty()) return finish(Verdict::Invalid, "the reference interpreter rejects the program: " + firstLine(ref.error));
   r.expected = ref.outputs;
   // A comparison near its boundary only matters when the results differ: then rounding may
@@ -96,8 +101,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   r.errorMessage = b.errorMessage;
   r.traceback = b.traceback;
   r.actual = b.outputs;
-  if (b.status == Outcome::Status::HarnessError)
-    return finish(Verdict::HarnessBug, "the harness failed around the batched run: " + b.errorType + ": " + firstLine(b.errorMessage));
+  if (b.status == Outcome::Status::HarnessError) return harnessFailed("batched", b);
   if (b.status == Outcome::Status::Crash) return finish(Verdict::Crash, b.errorMessage);
   if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
   if (b.status == Outcome::Status::Oom) return finish(Verdict::Oom, b.errorMessage.empty() ? b.errorType : firstLine(b.errorMessage));
@@ -124,8 +128,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     // otherwise the emitter or the reference is wrong, not torch's batching.
     Outcome u = backend_.run(c, inputs, RunMode::PerExample);
     account(u);
-    if (u.status == Outcome::Status::HarnessError)
-      return finish(Verdict::HarnessBug, "the harness failed around the per-example run: " + u.errorType + ": " + firstLine(u.errorMessage));
+    if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
     if (u.status != Outcome::Status::Ok)
       return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
     Comparison self = compare(ref.outputs, u.outputs);
@@ -140,8 +143,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   }
   Outcome u = backend_.run(failed, &failed == &c ? inputs : againPrep.inputs, RunMode::PerExample);
   account(u);
-  if (u.status == Outcome::Status::HarnessError)
-    return finish(Verdict::HarnessBug, "the harness failed around the per-example run: " + u.errorType + ": " + firstLine(u.errorMessage));
+  if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
   if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang || u.status == Outcome::Status::Oom)
     return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
   if (u.status == Outcome::Status::Error)

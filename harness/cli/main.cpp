@@ -298,6 +298,17 @@ void parseShard(const Flags &f, vf::CampaignOptions &opt) {
   opt.shards = n;
 }
 
+/// How findings are filed for these flags: the environment of the systems, and a standalone
+/// confirmation of each repro.py unless faults are planted (the worker has them, a fresh python
+/// on clean torch does not, so it could confirm nothing).
+vf::StoreOptions storeOptions(const Flags &f, const vf::Systems &systems) {
+  vf::StoreOptions so;
+  so.environment = systems.environment();
+  if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
+  else so.environment["planted_faults"] = f.faults;
+  return so;
+}
+
 int cmdFuzz(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}, {"summary-json", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
@@ -314,14 +325,9 @@ int cmdFuzz(int argc, char **argv) {
   parseShard(f, opt);
   int jobs = static_cast<int>(f.num("jobs", 1, 1, 256));
   std::string out = f.str("out", "vmapfuzz-out");
-  vf::StoreOptions so;
   auto systems = startSystems(f, std::cerr, jobs);
   if (systems->empty()) return kClean; // every device skipped: said so above
-  so.environment = systems->environment();
-  // With faults planted in the worker only, a standalone repro.py runs on clean torch and
-  // cannot confirm anything.
-  if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
-  else so.environment["planted_faults"] = f.faults;
+  vf::StoreOptions so = storeOptions(f, *systems);
   so.corpusDir = f.str("corpus", "");
   std::string reports = f.str("reports", out + "/findings");
   vf::FindingStore store(reports, so);
@@ -400,13 +406,7 @@ int cmdReplay(int argc, char **argv) {
   if (systems->empty()) return kClean;
   const auto &runners = systems->runners();
   std::unique_ptr<vf::FindingStore> store; // --reports: file each failure as a campaign would
-  if (f.has("reports")) {
-    vf::StoreOptions so;
-    so.environment = systems->environment();
-    if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
-    else so.environment["planted_faults"] = f.faults;
-    store = std::make_unique<vf::FindingStore>(f.str("reports", ""), so);
-  }
+  if (f.has("reports")) store = std::make_unique<vf::FindingStore>(f.str("reports", ""), storeOptions(f, *systems));
   int rc = kClean;
   for (size_t i = 0; i < cases.size(); ++i) {
     auto prep = runners.front()->prepare(cases[i]);
@@ -446,8 +446,7 @@ int cmdShrink(int argc, char **argv) {
   std::cerr << "vmapfuzz shrink: " << vf::verdictName(r.verdict) << ": " << r.summary << "\n";
   vf::ShrinkStats ss;
   vf::Case small = vf::shrinkCase(c, [&](const vf::Case &cand) {
-    vf::CaseResult cr = runner.run(cand);
-    return cr.verdict == r.verdict && (r.verdict == vf::Verdict::Mismatch || vf::signatureOf(cand, cr) == sig);
+    return vf::failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
   }, &ss, static_cast<int>(f.num("max-attempts", 2000, 1, 1000000)));
   std::cerr << "vmapfuzz shrink: " << c.program.size() << " -> " << small.program.size() << " statements in "
             << ss.attempts << " attempts\n";
@@ -483,11 +482,7 @@ int cmdNightly(int argc, char **argv) {
   auto systems = startSystems(f, std::cerr, static_cast<int>(f.num("jobs", 1, 1, 256)));
   if (systems->empty()) return kClean;
   if (!f.has("no-recheck")) no.python = f.str("python", "python3");
-  vf::StoreOptions so;
-  so.environment = systems->environment();
-  if (f.faults.empty()) so.confirmPython = f.str("python", "python3");
-  else so.environment["planted_faults"] = f.faults;
-  vf::FindingStore store(no.reportsDir, so);
+  vf::FindingStore store(no.reportsDir, storeOptions(f, *systems));
   std::cerr << "vmapfuzz nightly: budget " << no.budgetSeconds << " s, seed " << no.campaign.seed << ", "
             << store.all().size() << " signatures filed in " << no.reportsDir << "\n";
   return vf::runNightly(no, *systems, store, std::cerr) > 0 ? kFound : kClean;

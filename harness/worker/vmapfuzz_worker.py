@@ -98,7 +98,7 @@ def main():
 
     _limit_memory()
     all_faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
-    process_faults = [_worker_fault(f) for f in all_faults if f in WORKER_FAULTS and _worker_fault(f)]
+    process_faults = [fn for fn in map(_worker_fault, all_faults) if fn]
     serialise_fault = "worker-serialise-error" in all_faults
     try:
         import torch
@@ -140,9 +140,7 @@ def main():
             return torch.empty(shape, dtype=dtype)
         return torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype).reshape(shape)
 
-    def from_tensor(t, faulty=False):
-        if faulty:
-            raise RuntimeError("planted fault worker-serialise-error: cannot serialise the output")
+    def from_tensor(t):
         t = t.detach().cpu()
         # A fresh dense buffer: .contiguous() keeps odd strides on size-1 dims, and viewing
         # those as bytes fails.
@@ -219,8 +217,10 @@ def main():
                 if isinstance(out, torch.Tensor):
                     out = (out,)
                 counts.append(len(out))
+                if serialise_fault and req["mode"] == "batched" and batched_runs % 2 == 0:
+                    raise RuntimeError("planted fault worker-serialise-error: cannot serialise the output")
                 for t in out:
-                    m, raw = from_tensor(t, serialise_fault and req["mode"] == "batched" and batched_runs % 2 == 0)
+                    m, raw = from_tensor(t)
                     metas_out.append(m)
                     blobs.append(raw)
             reply.update(status="ok", tensors=metas_out, calls=counts)
