@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The harness's power: every planted fault (harness/worker/vmapfuzz_faults.py) gets a campaign
+# The harness's power: every planted fault (harness/backends/torch/worker/vmapfuzz_faults.py) gets a campaign
 # of TIME seconds (default 300) with the default generator policy, and the control run `none`
 # must detect nothing. Run inside the environment (ci/sid-root.sh run bench/selftest.sh) after a
 # build (TIME or OUT are set inside the root: ci/sid-root.sh run env TIME=60 bench/selftest.sh).

@@ -17,9 +17,9 @@
 #include <ATen/Parallel.h>
 
 #include "generators/choices.h"
-#include "harness/findings.h"
-#include "harness/libtorch_backend.h"
-#include "harness/runner.h"
+#include "harness/report/findings.h"
+#include "harness/backends/libtorch/libtorch_backend.h"
+#include "harness/run/runner.h"
 #include "ir/text.h"
 #include "ir/validate.h"
 

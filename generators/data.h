@@ -5,11 +5,9 @@
 #include <ATen/ATen.h>
 
 #include "ir/program.h"
+#include "ir/scalar_type.h"
 
 namespace vf {
-
-at::ScalarType toScalarType(DType d);
-DType fromScalarType(at::ScalarType s);
 
 /// The physical (batched) input tensors of `c`, drawn from `c.spec.data_seed`. Floating values
 /// are standard normal; integers in [-5, 5]; bools fair coins. No two examples are copies.

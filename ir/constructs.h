@@ -17,6 +17,10 @@
 
 namespace vf {
 
+/// The most iterations a while_loop may run per example, in the reference and in every
+/// lowering: a runaway loop is an error, not a hang.
+inline constexpr int kMaxIterations = 10000;
+
 /// True for cond, switch, while_loop and scan.
 bool isConstruct(const std::string &op);
 /// The constructs, for help texts and coverage.

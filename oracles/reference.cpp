@@ -4,13 +4,14 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "generators/data.h"
+#include "ir/scalar_type.h"
+#include "ir/unbatch.h"
+#include "ir/constructs.h"
 #include "ir/op_registry.h"
 
 namespace vf {
 namespace {
 
-constexpr int kMaxIterations = 10000;
 
 class Interp {
 public:
@@ -51,7 +52,7 @@ private:
       res = a;
       // The generator bounds every loop; this guard turns a runaway loop into an error.
       for (int iter = 0; block(s.regions[0], res)[0].item<bool>(); ++iter) {
-        if (iter >= kMaxIterations) throw std::runtime_error("while_loop ran more than 10000 iterations");
+        if (iter >= kMaxIterations) throw std::runtime_error("while_loop ran more than " + std::to_string(kMaxIterations) + " iterations");
         res = block(s.regions[1], res);
       }
     } else if (s.op == "scan") {
@@ -97,26 +98,6 @@ private:
   }
 };
 
-std::vector<at::Tensor> unbatchLevel(const std::vector<VmapLevel> &levels, size_t li, const std::vector<at::Tensor> &inputs,
-                                     const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor> &)> &f) {
-  if (li == levels.size()) return f(inputs);
-  const VmapLevel &l = levels[li];
-  std::vector<std::vector<at::Tensor>> perB;
-  for (int64_t b = 0; b < l.size; ++b) {
-    std::vector<at::Tensor> sliced;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      sliced.push_back(l.in_dims[i] ? inputs[i].select(*l.in_dims[i], b) : inputs[i]);
-    perB.push_back(unbatchLevel(levels, li + 1, sliced, f));
-  }
-  std::vector<at::Tensor> out;
-  for (size_t o = 0; o < l.out_dims.size(); ++o) {
-    std::vector<at::Tensor> parts;
-    for (auto &r : perB) parts.push_back(r.at(o));
-    out.push_back(at::stack(parts, l.out_dims[o]));
-  }
-  return out;
-}
-
 } // namespace
 
 std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64) {
@@ -126,11 +107,6 @@ std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tens
       if (t.is_floating_point()) t = t.to(at::kDouble);
   Interp in(float64, minMargin);
   return in.block(p.body, ins);
-}
-
-std::vector<at::Tensor> unbatch(const std::vector<VmapLevel> &levels, const std::vector<at::Tensor> &inputs,
-                                const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor> &)> &f) {
-  return unbatchLevel(levels, 0, inputs, f);
 }
 
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt) {

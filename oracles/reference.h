@@ -40,9 +40,4 @@ std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tens
 /// Runs every example of `c` alone and stacks the results by the batch spec.
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt = {});
 
-/// Applies `perExample` to every example of the batch spec's levels (slicing inputs by in_dims)
-/// and stacks the outputs by out_dims: the per-example meaning of vmap.
-std::vector<at::Tensor> unbatch(const std::vector<VmapLevel> &levels, const std::vector<at::Tensor> &inputs,
-                                const std::function<std::vector<at::Tensor>(const std::vector<at::Tensor> &)> &perExample);
-
 } // namespace vf

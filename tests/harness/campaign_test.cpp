@@ -99,7 +99,7 @@ TEST(Cli, PlantedCondBugIsFoundShrunkAndFiledOnce) {
     // and with the fault planted it must fail.
     Shell plain = sh("python3 " + (e.path() / "repro.py").string());
     EXPECT_EQ(plain.code, 0) << plain.out;
-    Shell faulty = sh("python3 -c \"import sys; sys.path.insert(0, '" VMAPFUZZ_SOURCE_DIR "/harness/worker'); "
+    Shell faulty = sh("python3 -c \"import sys; sys.path.insert(0, '" VMAPFUZZ_SOURCE_DIR "/harness/backends/torch/worker'); "
                       "import vmapfuzz_faults; vmapfuzz_faults.plant(['cond-batched-pred-swapped']); "
                       "sys.argv=['repro']; exec(open('" + (e.path() / "repro.py").string() + "').read())\"");
     EXPECT_EQ(faulty.code, 1) << faulty.out;

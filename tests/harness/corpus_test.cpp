@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "generators/data.h"
-#include "harness/torch_backend.h"
+#include "harness/backends/torch/torch_backend.h"
 #include "ir/text.h"
 #include "ir/validate.h"
 #include "oracles/compare.h"

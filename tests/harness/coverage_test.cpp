@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "generators/case_gen.h"
-#include "harness/coverage.h"
+#include "harness/campaign/coverage.h"
 #include "ir/text.h"
 
 using namespace vf;

@@ -1,9 +1,9 @@
 // Execution modes: names, parsing, and what the emitted repro does with them.
 #include <gtest/gtest.h>
 
-#include "harness/exec_config.h"
-#include "harness/python_emit.h"
-#include "harness/runner.h"
+#include "harness/backends/exec_config.h"
+#include "harness/backends/torch/python_emit.h"
+#include "harness/run/runner.h"
 #include "ir/text.h"
 
 using namespace vf;

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "harness/filed_reports.h"
-#include "harness/findings.h"
+#include "harness/report/filed_reports.h"
+#include "harness/report/findings.h"
 #include "ir/text.h"
 
 using namespace vf;

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "harness/python_emit.h"
-#include "harness/runner.h"
-#include "harness/torch_backend.h"
+#include "harness/backends/torch/python_emit.h"
+#include "harness/run/runner.h"
+#include "harness/backends/torch/torch_backend.h"
 #include "ir/text.h"
 
 using namespace vf;

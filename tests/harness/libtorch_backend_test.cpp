@@ -7,9 +7,9 @@
 
 #include "generators/case_gen.h"
 #include "generators/data.h"
-#include "harness/libtorch_backend.h"
-#include "harness/libtorch_vmap.h"
-#include "harness/runner.h"
+#include "harness/backends/libtorch/libtorch_backend.h"
+#include "harness/backends/libtorch/libtorch_vmap.h"
+#include "harness/run/runner.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
 

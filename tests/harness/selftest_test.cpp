@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/selftest.h"
+#include "harness/campaign/selftest.h"
 #include "ir/text.h"
 
 namespace fs = std::filesystem;

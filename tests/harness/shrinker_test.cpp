@@ -2,8 +2,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "generators/case_gen.h"
-#include "harness/findings.h"
-#include "harness/shrinker.h"
+#include "harness/report/findings.h"
+#include "harness/report/shrinker.h"
 #include "ir/text.h"
 #include "ir/validate.h"
 

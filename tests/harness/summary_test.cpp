@@ -1,7 +1,7 @@
 // Shard summaries: merging adds up, and refuses what is not one campaign.
 #include <gtest/gtest.h>
 
-#include "harness/summary.h"
+#include "harness/campaign/summary.h"
 
 using namespace vf;
 

@@ -3,8 +3,8 @@
 
 #include "generators/case_gen.h"
 #include "generators/data.h"
-#include "harness/runner.h"
-#include "harness/torch_backend.h"
+#include "harness/run/runner.h"
+#include "harness/backends/torch/torch_backend.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"

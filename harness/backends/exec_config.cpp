@@ -1,0 +1,87 @@
+#include "harness/backends/exec_config.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace vf {
+
+std::string ExecConfig::modeName() const {
+  if (!compiled()) return "eager";
+  std::string n = "compile-" + compiler;
+  if (dynamic) n += *dynamic ? "-dynamic" : "-static";
+  return n;
+}
+
+nlohmann::json ExecConfig::toJson() const {
+  nlohmann::json j = {{"device", device}, {"compile", nullptr}, {"dynamic", nullptr}};
+  if (compiled()) j["compile"] = compiler;
+  if (dynamic) j["dynamic"] = *dynamic;
+  return j;
+}
+
+ExecConfig execOfSystem(const std::string &system) {
+  auto bar = system.find('|');
+  ExecConfig e = parseMode(system.substr(0, bar)).value_or(ExecConfig{});
+  std::string dev = bar == std::string::npos ? "cpu" : system.substr(bar + 1);
+  e.device = dev == "rocm" ? "cuda" : dev;
+  return e;
+}
+
+std::string replayFlagOf(const std::string &system) {
+  std::string mode = system.substr(0, system.find('|'));
+  return mode == "libtorch" ? " --backend libtorch" : " --mode " + mode;
+}
+
+const std::vector<std::string> &knownModes() {
+  static const std::vector<std::string> modes = [] {
+    std::vector<std::string> m = {"eager"};
+    for (const char *c : {"eager", "aot_eager", "inductor"})
+      for (const char *s : {"", "-dynamic", "-static"}) m.push_back(std::string("compile-") + c + s);
+    return m;
+  }();
+  return modes;
+}
+
+std::optional<ExecConfig> parseMode(const std::string &name) {
+  for (const auto &m : knownModes()) {
+    if (m != name) continue;
+    ExecConfig e;
+    if (name == "eager") return e;
+    std::string rest = name.substr(8); // after "compile-"
+    for (const char *suffix : {"-dynamic", "-static"}) {
+      std::string s = suffix;
+      if (rest.size() > s.size() && rest.compare(rest.size() - s.size(), s.size(), s) == 0) {
+        e.dynamic = s == "-dynamic";
+        rest = rest.substr(0, rest.size() - s.size());
+      }
+    }
+    e.compiler = rest;
+    return e;
+  }
+  return std::nullopt;
+}
+
+std::vector<ExecConfig> parseModes(const std::string &list) {
+  std::vector<ExecConfig> out;
+  std::vector<std::string> items;
+  for (size_t at = 0;;) {
+    size_t comma = list.find(',', at);
+    items.push_back(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  for (const auto &item : items) {
+    auto e = parseMode(item);
+    if (!e) {
+      std::string known;
+      for (const auto &m : knownModes()) known += (known.empty() ? "" : ", ") + m;
+      throw std::invalid_argument("unknown mode '" + item + "' (known: " + known + ")");
+    }
+    for (const auto &o : out)
+      if (o.modeName() == e->modeName()) throw std::invalid_argument("mode '" + item + "' given twice");
+    out.push_back(*e);
+  }
+  return out;
+}
+
+} // namespace vf

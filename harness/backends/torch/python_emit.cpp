@@ -1,0 +1,431 @@
+#include "harness/backends/torch/python_emit.h"
+
+#include <charconv>
+#include <functional>
+#include <map>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "ir/op_registry.h"
+#include "oracles/compare.h"
+
+namespace vf {
+namespace {
+
+std::string var(ValueId v, const std::set<ValueId> &inputs) {
+  return (inputs.count(v) ? "x" : "v") + std::to_string(v);
+}
+
+std::string tupleText(const std::vector<std::string> &items) {
+  if (items.size() == 1) return "(" + items[0] + ",)";
+  std::string s = "(";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i];
+  return s + ")";
+}
+
+class Emitter {
+public:
+  explicit Emitter(const Program &p) {
+    for (const auto &d : p.body.params) inputs_.insert(d.id);
+  }
+
+  std::string program(const Program &p) {
+    std::ostringstream os;
+    std::vector<std::string> params;
+    for (const auto &d : p.body.params) params.push_back(v(d.id));
+    os << "def program(" << join(params) << "):\n";
+    block(os, p.body, 4);
+    return os.str();
+  }
+
+private:
+  std::set<ValueId> inputs_;
+
+  /// Values that share storage have the same root: a view op's result shares its argument's.
+  std::map<ValueId, ValueId> root_;
+  /// Captured values re-bound to a clone while a construct's regions are emitted.
+  std::map<ValueId, std::string> rename_;
+
+  std::string v(ValueId id) const {
+    auto r = rename_.find(id);
+    return r != rename_.end() ? r->second : var(id, inputs_);
+  }
+  ValueId root(ValueId id) const {
+    auto r = root_.find(id);
+    return r == root_.end() ? id : r->second;
+  }
+
+  /// Values used inside `s`'s regions but defined outside them: dynamo lifts them as inputs.
+  static void captured(const Stmt &s, std::set<ValueId> &out) {
+    std::set<ValueId> own;
+    std::function<void(const Block &)> walk = [&](const Block &b) {
+      for (const auto &p : b.params) own.insert(p.id);
+      for (const auto &st : b.stmts) {
+        for (auto a : st.args)
+          if (!own.count(a)) out.insert(a);
+        for (const auto &r : st.results) own.insert(r.id);
+        for (const auto &sub : st.regions) walk(sub);
+      }
+      for (auto y : b.yields)
+        if (!own.count(y)) out.insert(y);
+    };
+    for (const auto &r : s.regions) walk(r);
+  }
+
+  /// torch rejects a higher-order op whose inputs (operands and captured values) share
+  /// storage. `operands` (the expressions passed in) are cloned where they alias an earlier
+  /// one; an aliasing captured value is re-bound to a clone emitted before the construct.
+  /// Returns the renames to undo after the construct.
+  std::vector<ValueId> unalias(std::ostream &os, const Stmt &s, size_t firstOperand, std::vector<std::string> &operands,
+                               int indent) {
+    std::set<ValueId> seen, caps;
+    for (size_t i = firstOperand; i < s.args.size(); ++i)
+      if (!seen.insert(root(s.args[i])).second) operands[i] += ".clone()";
+    captured(s, caps);
+    std::vector<ValueId> renamed;
+    for (auto c : caps) {
+      if (seen.insert(root(c)).second || rename_.count(c)) continue;
+      std::string name = v(c) + "_c" + std::to_string(s.results.front().id);
+      os << std::string(indent, ' ') << name << " = " << v(c) << ".clone()\n";
+      rename_[c] = name;
+      renamed.push_back(c);
+    }
+    return renamed;
+  }
+  static std::string join(const std::vector<std::string> &xs) {
+    std::string s;
+    for (size_t i = 0; i < xs.size(); ++i) s += (i ? ", " : "") + xs[i];
+    return s;
+  }
+
+  /// How a region returns its yields: a tuple (branches, loop bodies), one value (a loop's
+  /// cond_fn), or (carries, ys) (scan's combine_fn, the first `split` yields are carries).
+  enum class Ret { Tuple, Single, CarryAndYs };
+
+  /// Emits statements and the return. Control-flow regions may not return an alias of their
+  /// inputs or of each other, so a region's yield is cloned unless the region computed it
+  /// itself with an op that is not a view, and only its first occurrence is returned as is.
+  /// `carries`: how many leading yields are loop carries. torch wants a carry's metadata,
+  /// strides included, to match the initial value's, so carries are returned as fresh
+  /// contiguous tensors and the initial values are passed contiguous.
+  void block(std::ostream &os, const Block &b, int indent, bool isRegion = false, Ret ret = Ret::Tuple, size_t split = 0,
+             size_t carries = 0) {
+    std::string pad(indent, ' ');
+    std::set<ValueId> own;
+    for (const auto &s : b.stmts) {
+      stmt(os, s, indent);
+      const OpDef *op = findOp(s.op);
+      if (!op || !op->view)
+        for (const auto &r : s.results) own.insert(r.id);
+    }
+    std::vector<std::string> ys;
+    std::set<ValueId> returned;
+    for (auto y : b.yields) {
+      bool fresh = own.count(y) && returned.insert(y).second;
+      if (ys.size() < carries) ys.push_back(v(y) + ".clone(memory_format=torch.contiguous_format)");
+      else ys.push_back(isRegion && !fresh ? v(y) + ".clone(memory_format=torch.contiguous_format)" : v(y));
+    }
+    if (ret == Ret::Single) os << pad << "return " << ys.at(0) << "\n";
+    else if (ret == Ret::CarryAndYs)
+      os << pad << "return " << tupleText({ys.begin(), ys.begin() + split}) << ", "
+         << (ys.size() == split ? "()" : tupleText({ys.begin() + split, ys.end()})) << "\n";
+    else os << pad << "return " << tupleText(ys) << "\n";
+  }
+
+  /// `def NAME(params):` and the region's body.
+  void function(std::ostream &os, const std::string &name, const Block &r, int indent, Ret ret = Ret::Tuple,
+                size_t carries = 0) {
+    std::vector<std::string> ps;
+    for (const auto &d : r.params) ps.push_back(v(d.id));
+    os << std::string(indent, ' ') << "def " << name << "(" << join(ps) << "):\n";
+    block(os, r, indent + 4, true, ret, 0, carries);
+  }
+
+  /// Fresh tensors with the canonical contiguous strides (`.contiguous()` keeps odd strides of
+  /// size-1 dims, which torch's carry metadata check then rejects).
+  static std::vector<std::string> contiguous(std::vector<std::string> xs) {
+    for (auto &x : xs) x += ".clone(memory_format=torch.contiguous_format)";
+    return xs;
+  }
+
+  static std::string unpackTarget(const std::vector<std::string> &names) {
+    return join(names) + (names.size() == 1 ? "," : "");
+  }
+
+  void stmt(std::ostream &os, const Stmt &s, int indent) {
+    std::string pad(indent, ' ');
+    std::vector<std::string> results;
+    for (const auto &r : s.results) results.push_back(v(r.id));
+    std::vector<std::string> args;
+    for (auto a : s.args) args.push_back(v(a));
+    std::string tag = std::to_string(s.results.front().id);
+    if (s.regions.empty()) {
+      const OpDef *op = findOp(s.op);
+      if (op && op->view)
+        for (const auto &r : s.results) root_[r.id] = root(s.args.at(0));
+      os << pad << results[0] << " = " << emitPython(*op, args, s.attrs) << "\n";
+      return;
+    }
+    bool selects = s.op == "cond" || s.op == "switch";
+    size_t firstOperand = selects && !(s.op == "cond" && s.attrs.find("pred")) ? 1 : 0;
+    std::vector<ValueId> renamed = unalias(os, s, firstOperand, args, indent);
+    construct(os, s, indent, results, args, tag);
+    for (auto c : renamed) rename_.erase(c);
+  }
+
+  void construct(std::ostream &os, const Stmt &s, int indent, const std::vector<std::string> &results,
+                 const std::vector<std::string> &args, const std::string &tag) {
+    std::string pad(indent, ' ');
+    auto tupleOr = [](const std::vector<std::string> &xs) { return xs.empty() ? std::string("()") : tupleText(xs); };
+    if (s.op == "cond") {
+      function(os, "true_fn_" + tag, s.regions[0], indent);
+      function(os, "false_fn_" + tag, s.regions[1], indent);
+      bool pythonBool = s.attrs.find("pred") != nullptr;
+      std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
+      os << pad << unpackTarget(results) << " = torch.cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag
+         << ", " << tupleOr({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
+    } else if (s.op == "switch") {
+      std::vector<std::string> names;
+      for (size_t k = 0; k < s.regions.size(); ++k) {
+        names.push_back("branch_" + tag + "_" + std::to_string(k));
+        function(os, names.back(), s.regions[k], indent);
+      }
+      os << pad << unpackTarget(results) << " = switch(" << args[0] << ", " << tupleText(names) << ", "
+         << tupleOr({args.begin() + 1, args.end()}) << ")\n";
+    } else if (s.op == "while_loop") {
+      function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single);
+      function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size());
+      os << pad << unpackTarget(results) << " = torch.while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
+         << tupleText(contiguous(args)) << ")\n";
+    } else if (s.op == "scan") {
+      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+      const Block &r = s.regions[0];
+      std::vector<std::string> carries, xs;
+      for (size_t i = 0; i < r.params.size(); ++i) (i < k ? carries : xs).push_back(v(r.params[i].id));
+      os << pad << "def combine_fn_" << tag << "(carry, x):\n";
+      os << pad << "    " << unpackTarget(carries) << " = carry\n";
+      os << pad << "    " << unpackTarget(xs) << " = x\n";
+      block(os, r, indent + 4, true, Ret::CarryAndYs, k, k);
+      std::vector<std::string> finals(results.begin(), results.begin() + k), ys(results.begin() + k, results.end());
+      os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
+         << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
+         << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+    }
+  }
+};
+
+void usedConstructs(const Block &b, std::set<std::string> &out) {
+  for (const auto &s : b.stmts) {
+    if (!s.regions.empty()) out.insert(s.op);
+    for (const auto &r : s.regions) usedConstructs(r, out);
+  }
+}
+
+std::string optDim(const std::optional<int64_t> &d) { return d ? std::to_string(*d) : "None"; }
+
+std::string inDims(const VmapLevel &l) {
+  std::vector<std::string> xs;
+  for (const auto &d : l.in_dims) xs.push_back(optDim(d));
+  return tupleText(xs);
+}
+
+std::string outDims(const VmapLevel &l) {
+  std::vector<std::string> xs;
+  for (auto d : l.out_dims) xs.push_back(std::to_string(d));
+  return tupleText(xs);
+}
+
+std::string pyFloat(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [e, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, e);
+}
+
+/// A Python string literal.
+std::string pyString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string tensorLiteral(const at::Tensor &t) {
+  std::ostringstream os;
+  auto flat = t.contiguous().reshape(-1);
+  bool isFloat = t.is_floating_point();
+  auto d = flat.to(at::kDouble);
+  auto acc = d.accessor<double, 1>();
+  os << "torch.tensor([";
+  for (int64_t i = 0; i < flat.numel(); ++i) {
+    if (i) os << ", ";
+    if (i && i % 8 == 0) os << "\n    ";
+    if (isFloat) os << pyFloat(acc[i]);
+    else if (t.scalar_type() == at::kBool) os << (acc[i] != 0 ? "True" : "False");
+    else os << static_cast<int64_t>(acc[i]);
+  }
+  std::string dt;
+  switch (t.scalar_type()) {
+  case at::kFloat: dt = "torch.float32"; break;
+  case at::kDouble: dt = "torch.float64"; break;
+  case at::kHalf: dt = "torch.float16"; break;
+  case at::kBFloat16: dt = "torch.bfloat16"; break;
+  case at::kLong: dt = "torch.int64"; break;
+  case at::kInt: dt = "torch.int32"; break;
+  default: dt = "torch.bool";
+  }
+  os << "], dtype=" << dt << ").reshape(";
+  std::vector<std::string> dims;
+  for (auto s : t.sizes()) dims.push_back(std::to_string(s));
+  os << tupleText(dims) << ")";
+  return os.str();
+}
+
+/// `layout_inputs(x0, ...)`: the contiguous inputs re-made in the case's layouts (same values,
+/// other strides and storage offsets), for the worker and repro.py to call before `batched`.
+/// Empty when every input is contiguous.
+std::string layoutFunction(const Case &c) {
+  if (c.spec.layouts.empty()) return "";
+  std::ostringstream os;
+  std::vector<std::string> params, made;
+  for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+    std::string x = "x" + std::to_string(c.program.body.params[i].id);
+    params.push_back(x);
+    Layout l = c.spec.layoutOf(i);
+    std::string d = std::to_string(l.dim);
+    switch (l.kind) {
+    case Layout::Kind::Contiguous: made.push_back(x); break;
+    case Layout::Kind::Transposed: made.push_back(x + ".transpose(" + d + ", -1).contiguous().transpose(" + d + ", -1)"); break;
+    case Layout::Kind::Expanded: made.push_back(x + ".narrow(" + d + ", 0, 1).expand(" + x + ".shape)"); break;
+    case Layout::Kind::Strided: made.push_back("_strided(" + x + ", " + d + ")"); break;
+    case Layout::Kind::Offset: made.push_back("_offset(" + x + ")"); break;
+    }
+  }
+  os << "def _strided(x, d):\n"
+        "    \"\"\"x's values at every other element of a larger buffer along dim d, from offset 1.\"\"\"\n"
+        "    shape = list(x.shape)\n"
+        "    shape[d] = 2 * shape[d] + 1\n"
+        "    v = torch.ops.aten.slice(torch.full(shape, 77, dtype=x.dtype), d, 1, None, 2)\n"
+        "    return v.copy_(x)\n\n\n"
+        "def _offset(x):\n"
+        "    \"\"\"x's values, contiguous, 3 elements into their storage.\"\"\"\n"
+        "    return torch.full((x.numel() + 3,), 77, dtype=x.dtype)[3:].view(x.shape).copy_(x)\n\n\n";
+  std::string plist;
+  for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  os << "def layout_inputs(" << plist << "):\n";
+  os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides.\"\"\"\n";
+  os << "    return " << tupleText(made) << "\n\n\n";
+  return os.str();
+}
+
+} // namespace
+
+std::string emitProgram(const Program &p) { return Emitter(p).program(p); }
+
+std::string emitModule(const Case &c) {
+  std::ostringstream os;
+  std::set<std::string> used;
+  usedConstructs(c.program.body, used);
+  os << "import torch\n";
+  // switch and scan are not exported under torch.* yet.
+  if (used.count("switch")) os << "from torch._higher_order_ops.switch import switch\n";
+  if (used.count("scan")) os << "from torch._higher_order_ops.scan import scan\n";
+  os << "\n\n" << emitProgram(c.program) << "\n\n";
+  // batched: vmap levels from the innermost out.
+  std::string expr = "program";
+  for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {
+    expr = "torch.vmap(" + expr + ", in_dims=" + inDims(*it) + ", out_dims=" + outDims(*it);
+    if (it->chunk_size) expr += ", chunk_size=" + std::to_string(*it->chunk_size);
+    if (it->randomness != "error") expr += ", randomness='" + it->randomness + "'";
+    expr += ")";
+  }
+  os << "batched = " << expr << "\n\n\n";
+  os << layoutFunction(c);
+  // per_example: one Python loop per level, innermost first.
+  std::vector<std::string> params;
+  for (const auto &d : c.program.body.params) params.push_back("x" + std::to_string(d.id));
+  std::string plist;
+  for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  size_t n = c.spec.levels.size();
+  for (size_t li = n; li-- > 0;) {
+    const VmapLevel &l = c.spec.levels[li];
+    std::string name = li == 0 ? "per_example" : "per_example_level" + std::to_string(li);
+    std::string inner = li + 1 == n ? "program" : "per_example_level" + std::to_string(li + 1);
+    std::string call, size;
+    for (size_t i = 0; i < params.size(); ++i) {
+      call += (i ? ", " : "") + (l.in_dims[i] ? params[i] + ".select(" + std::to_string(*l.in_dims[i]) + ", b)" : params[i]);
+      // The batch size comes from the first batched input, so the function serves any batch size.
+      if (l.in_dims[i] && size.empty()) size = params[i] + ".size(" + std::to_string(*l.in_dims[i]) + ")";
+    }
+    if (size.empty()) size = std::to_string(l.size);
+    os << "def " << name << "(" << plist << "):\n";
+    if (li == 0) os << "    \"\"\"Each example alone, stacked the way vmap stacks: what `batched` must return.\"\"\"\n";
+    os << "    outs = [" << inner << "(" << call << ") for b in range(" << size << ")]\n";
+    os << "    return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), " << outDims(l) << "))\n\n\n";
+  }
+  return os.str();
+}
+
+std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
+                      const ReproOptions &opt) {
+  std::ostringstream os;
+  os << "#!/usr/bin/env python3\n";
+  std::istringstream hc(headerComment);
+  for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
+  os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
+  os << emitModule(c);
+  const ExecConfig &ex = opt.exec;
+  if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
+  if (ex.compiled()) {
+    os << "batched = torch.compile(batched, backend=" << pyString(ex.compiler);
+    if (ex.dynamic) os << ", dynamic=" << (*ex.dynamic ? "True" : "False");
+    os << ")\n";
+  }
+  auto inputBlock = [&](const std::vector<at::Tensor> &ts, const std::string &prefix) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      std::string nm = prefix + std::to_string(c.program.body.params[i].id);
+      names.push_back(nm);
+      os << nm << " = " << tensorLiteral(ts[i]) << "\n";
+    }
+    std::string args;
+    for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
+    // The case's memory layouts: the same values with other strides and offsets.
+    if (!c.spec.layouts.empty()) os << args << (names.size() == 1 ? "," : "") << " = layout_inputs(" << args << ")\n";
+    return args;
+  };
+  os << "\n";
+  std::vector<std::pair<std::string, std::string>> calls = {{inputBlock(inputs, "x"), "the batched run"}};
+  if (opt.again) {
+    os << "# The same program at batch size " << opt.again->spec.levels[0].size
+       << ": the compiled function must recompile or generalise.\n";
+    calls.push_back({inputBlock(opt.againInputs, "y"), "the second call (batch size " +
+                                                          std::to_string(opt.again->spec.levels[0].size) + ")"});
+  }
+  os << "\n\ndef check(args, what):\n";
+  os << "    expected = per_example(*args)\n";
+  os << "    try:\n        actual = batched(*args)\n";
+  os << "    except Exception as e:\n";
+  os << "        print(f\"FAIL: {what} raised {type(e).__name__}: {e}\")\n        return False\n";
+  os << "    ok = len(actual) == len(expected)\n";
+  os << "    if not ok:\n        print(f\"FAIL: {what} gave {len(actual)} outputs, expected {len(expected)}\")\n";
+  os << "    for i, (a, e) in enumerate(zip(actual, expected)):\n";
+  os << "        tol = {torch.float16: 1e-2, torch.bfloat16: 4e-2, torch.float32: 1e-4, torch.float64: 1e-9}.get(e.dtype, 0)\n";
+  os << "        try:\n";
+  os << "            torch.testing.assert_close(a, e, rtol=tol, atol=tol, equal_nan=True)\n";
+  os << "        except AssertionError as err:\n";
+  os << "            ok = False\n";
+  os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
+  os << "    return ok\n\n\n";
+  os << "ok = True\n";
+  for (const auto &[args, what] : calls) os << "ok = check((" << args << (args.find(',') == std::string::npos ? "," : "") << "), " << pyString(what) << ") and ok\n";
+  os << "print(\"OK: batched and per-example results agree\" if ok else \"FAIL\")\n";
+  os << "raise SystemExit(0 if ok else 1)\n";
+  return os.str();
+}
+
+} // namespace vf

@@ -1,0 +1,29 @@
+#pragma once
+/// Emits a case as plain Python on public torch APIs: `program` (one example), `batched` (the
+/// vmapped program) and `per_example` (each example alone, stacked as vmap stacks).
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "harness/backends/exec_config.h"
+#include "ir/program.h"
+
+namespace vf {
+
+/// `def program(x0, x1): ...` with control flow as torch.cond and nested functions.
+std::string emitProgram(const Program &p);
+/// The full module the worker executes: imports, program, batched, per_example.
+std::string emitModule(const Case &c);
+struct ReproOptions {
+  ExecConfig exec;                  ///< compile `batched` and pick the default device as the finding's mode did
+  std::optional<Case> again;        ///< a second call at another batch size (guards of a compiled function)
+  std::vector<at::Tensor> againInputs;
+};
+
+/// A standalone script: the module, the inputs as literals, and a check that exits non-zero
+/// while batched and per-example results disagree (or the batched run raises).
+std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
+                      const ReproOptions &opt = {});
+
+} // namespace vf

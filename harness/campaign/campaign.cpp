@@ -1,0 +1,352 @@
+#include "harness/campaign/campaign.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <chrono>
+#include <regex>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "generators/case_gen.h"
+#include "harness/campaign/margin.h"
+#include "harness/backends/exec_config.h"
+#include "harness/report/shrinker.h"
+#include "ir/constructs.h"
+
+namespace vf {
+
+uint64_t caseSeed(uint64_t seed, int64_t index) {
+  // splitmix64 of (seed, index): independent, reproducible streams per case.
+  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(index) + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+int caseSize(int64_t index) { return 10 + static_cast<int>(index % 91); }
+
+namespace {
+
+std::string progressLine(const CampaignStats &s, const FindingStore &store, double secs) {
+  std::ostringstream os;
+  int64_t findings = 0;
+  for (int v = 0; v < kVerdictCount; ++v)
+    if (isFinding(static_cast<Verdict>(v))) findings += s.byVerdict[v];
+  os << "#" << s.cases << " exec/s: " << std::fixed << std::setprecision(1) << (secs > 0 ? s.cases / secs : 0.0)
+     << " findings: " << findings << " (unique " << store.unique() << ")"
+     << " invalid: " << s.byVerdict[static_cast<int>(Verdict::Invalid)]
+     << " ambiguous: " << s.byVerdict[static_cast<int>(Verdict::Ambiguous)]
+     << " cov: " << s.coverage.brief();
+  return os.str();
+}
+
+} // namespace
+
+namespace {
+
+/// The loop, shared by the job threads. Generation (RapidCheck keeps global state), the
+/// statistics, the store and the log are guarded by mutexes; cases and shrinking run in
+/// parallel.
+class Loop {
+public:
+  Loop(const CampaignOptions &opt, FindingStore &store, std::ostream &log) : opt_(opt), store_(store), log_(log) {}
+
+  void job(const RunnerSet &runners) {
+    for (int64_t i; next(i);) {
+      uint64_t cs = caseSeed(opt_.seed, i);
+      int size = caseSize(i);
+      Case c;
+      double genSeconds;
+      int redraws = 0;
+      bool nearBoundary = false;
+      {
+        std::lock_guard<std::mutex> g(genMu_);
+        auto tGen = std::chrono::steady_clock::now();
+        DrawnCase drawn;
+        try {
+          drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
+        } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
+          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" + genLine(cs, size) + "): " + e.what());
+        }
+        genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
+        c = std::move(drawn.c);
+        redraws = drawn.redraws;
+        nearBoundary = drawn.nearBoundary;
+      }
+      Prepared prep = runners.front()->prepare(c);
+      std::vector<CaseResult> results;
+      for (Runner *r : runners) results.push_back(r->run(c, prep));
+      // The inputs and reference were computed once, for all modes: count them once.
+      for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        s_.cases++;
+        s_.caseIndices.push_back(i);
+        s_.coverage.add(c);
+        s_.phases.generate += genSeconds;
+        s_.redrawnCases += redraws > 0;
+        s_.redraws += redraws;
+        s_.nearBoundary += nearBoundary;
+        for (const auto &r : results) count(c, r, cs, size);
+      }
+      for (size_t k = 0; k < runners.size(); ++k)
+        if (isFinding(results[k].verdict) || results[k].verdict == Verdict::HarnessBug)
+          file(c, results[k], *runners[k], cs, size);
+      progress(false);
+    }
+  }
+
+  CampaignStats finish() {
+    s_.seconds = elapsed();
+    std::sort(s_.caseIndices.begin(), s_.caseIndices.end());
+    progress(true);
+    return s_;
+  }
+
+private:
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+  /// The command that regenerates a case of this campaign.
+  std::string genLine(uint64_t cs, int size) const {
+    return "vmapfuzz gen --case-seed " + std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags;
+  }
+
+  /// The next case index of this shard, or false when the budget is spent.
+  bool next(int64_t &i) {
+    if (elapsed() >= opt_.seconds) return false;
+    int64_t k = nextK_.fetch_add(1);
+    i = opt_.shard + k * opt_.shards;
+    return opt_.maxCases < 0 || i < opt_.maxCases;
+  }
+
+  void count(const Case &c, const CaseResult &r, uint64_t cs, int size) {
+    s_.runs++;
+    s_.phases.add(r);
+    s_.byVerdict[static_cast<int>(r.verdict)]++;
+    auto &m = s_.byMode[r.system];
+    m[static_cast<int>(r.verdict)]++;
+    s_.systemSeconds += r.systemSeconds;
+    s_.referenceSeconds += r.referenceSeconds;
+    s_.secondsByMode[r.system] += r.systemSeconds;
+    if (r.verdict == Verdict::Unsupported)
+      for (const auto &f : featuresOf(c))
+        if (isConstruct(f)) s_.unsupported[f + " in " + r.system]++;
+    if (r.verdict == Verdict::Invalid) {
+      std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
+      if (s_.invalidReasons[why]++ == 0)
+        s_.invalidExample[why] = genLine(cs, size);
+    }
+  }
+
+  /// One line in the log, above the live progress line.
+  void say(const std::string &line) {
+    if (opt_.tty) log_ << "\r\033[K";
+    log_ << line << "\n" << std::flush;
+  }
+
+  void progress(bool last) {
+    std::lock_guard<std::mutex> g(mu_);
+    double now = elapsed();
+    if (!last && now - lastPrint_ < (opt_.tty ? 0.5 : 10.0)) return;
+    lastPrint_ = now;
+    std::string line = progressLine(s_, store_, now);
+    if (opt_.tty && !last) log_ << "\r\033[K" << line << std::flush;
+    else say(line);
+  }
+
+  struct Pending {
+    Case c;
+    CaseResult r;
+    std::string rep;
+  };
+
+  /// Shrinks a new finding (outside the lock, so other jobs go on) and files it; a finding that
+  /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
+  void file(const Case &c, const CaseResult &r, Runner &runner, uint64_t cs, int size) {
+    std::ostringstream rep;
+    rep << genLine(cs, size) << " > case.vf && vmapfuzz replay"
+        << opt_.runFlags << replayFlagOf(r.system) << " case.vf";
+    // A mismatch is named by the constructs of its shrunk case, so the signature of an
+    // unshrunk one is first mapped through what earlier shrinking found.
+    const std::string sig0 = signatureOf(c, r);
+    std::string sig;
+    bool shrink = false;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (shrinking_.count(sig0)) {
+        pending_[sig0].push_back({c, r, rep.str()});
+        return;
+      }
+      sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
+      shrink = opt_.shrink && !store_.known(sig) && r.verdict != Verdict::HarnessBug;
+      if (shrink) {
+        shrinking_.insert(sig0);
+        say("shrinking a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " (" +
+            std::to_string(c.program.size()) + " statements)...");
+      }
+    }
+    Case filed = c;
+    CaseResult filedResult = r;
+    std::string note;
+    if (shrink) {
+      auto ts = std::chrono::steady_clock::now();
+      ShrinkStats ss;
+      filed = shrinkCase(c, [&](const Case &cand) {
+        // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
+        // as small as it got.
+        if (elapsed() > opt_.seconds + 60) return false;
+        return failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
+      }, &ss, opt_.maxShrinkAttempts);
+      filedResult = runner.run(filed);
+      if (filedResult.verdict != r.verdict) { // flaky: file the case as found
+        filed = c;
+        filedResult = r;
+      }
+      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
+      std::ostringstream n;
+      n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, "
+        << std::fixed << std::setprecision(1) << took << " s";
+      note = n.str();
+      std::lock_guard<std::mutex> g(mu_);
+      s_.shrinkAttempts += ss.attempts;
+      s_.shrinkSeconds += took;
+      s_.phases.shrink += took;
+    }
+    std::lock_guard<std::mutex> g(mu_);
+    if (shrink) {
+      sig = shrunkSignature_[sig0] = signatureOf(filed, filedResult);
+      say("shrunk: " + note);
+    }
+    auto tFile = std::chrono::steady_clock::now();
+    auto rec = store_.record(filed, filedResult, rep.str(), note, sig);
+    s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
+    if (rec.isNew) {
+      std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;
+      if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
+      say(line);
+    }
+    if (shrink) {
+      for (const auto &p : pending_[sig0]) store_.record(p.c, p.r, p.rep, "", sig);
+      pending_.erase(sig0);
+      shrinking_.erase(sig0);
+    }
+  }
+
+  const CampaignOptions &opt_;
+  FindingStore &store_;
+  std::ostream &log_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  std::atomic<int64_t> nextK_{0};
+  std::mutex mu_, genMu_;
+  CampaignStats s_;
+  double lastPrint_ = 0;
+  std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
+  std::set<std::string> shrinking_;
+  std::map<std::string, std::vector<Pending>> pending_;
+};
+
+} // namespace
+
+CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,
+                          std::ostream &log) {
+  if (jobs.empty() || jobs.front().empty()) throw std::invalid_argument("runCampaign: no runners");
+  Loop loop(opt, store, log);
+  std::vector<std::thread> threads;
+  std::exception_ptr failure;
+  std::mutex failMu;
+  for (const auto &set : jobs)
+    threads.emplace_back([&, set] {
+      try {
+        loop.job(set);
+      } catch (...) { // surfaced on the main thread, after the others finish
+        std::lock_guard<std::mutex> g(failMu);
+        if (!failure) failure = std::current_exception();
+      }
+    });
+  for (auto &t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  CampaignStats s = loop.finish();
+  s.jobs = static_cast<int>(jobs.size());
+  return s;
+}
+
+CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log) {
+  return runCampaign(opt, std::vector<RunnerSet>{{&runner}}, store, log);
+}
+
+void printSummary(const CampaignStats &s, const FindingStore &store, std::ostream &os) {
+  os << "\n== vmapfuzz summary ==\n";
+  os << "cases: " << s.cases << " in " << std::fixed << std::setprecision(1) << s.seconds << " s ("
+     << (s.seconds > 0 ? s.cases / s.seconds : 0.0) << " exec/s); reference " << s.referenceSeconds << " s, torch "
+     << s.systemSeconds << " s";
+  if (s.shrinkAttempts) os << "; shrinking " << s.shrinkSeconds << " s (" << s.shrinkAttempts << " attempts)";
+  os << "\n";
+  s.phases.print(os, s.seconds, s.jobs);
+  if (s.byMode.size() <= 1) {
+    os << "verdicts:\n";
+    for (int v = 0; v < kVerdictCount; ++v)
+      os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right << std::setw(8)
+         << s.byVerdict[v] << "\n";
+  } else {
+    // One column per mode: a case that passes in one mode and fails in another shows here.
+    os << "verdicts per mode (" << s.runs << " runs):\n  " << std::setw(14) << "";
+    for (const auto &[mode, counts] : s.byMode) os << std::setw(std::max<int>(10, mode.size() + 2)) << mode;
+    os << "\n";
+    for (int v = 0; v < kVerdictCount; ++v) {
+      os << "  " << std::left << std::setw(14) << verdictName(static_cast<Verdict>(v)) << std::right;
+      for (const auto &[mode, counts] : s.byMode) os << std::setw(std::max<int>(10, mode.size() + 2)) << counts[v];
+      os << "\n";
+    }
+    os << "  " << std::left << std::setw(14) << "torch s" << std::right;
+    for (const auto &[mode, counts] : s.byMode)
+      os << std::setw(std::max<int>(10, mode.size() + 2)) << std::setprecision(1) << s.secondsByMode.at(mode);
+    os << "\n";
+  }
+  os << "re-drawn for predicate margins: " << s.redrawnCases << " cases (" << s.redraws << " re-draws); "
+     << s.nearBoundary << " still near a boundary\n";
+  os << "coverage (cases exercising each feature):\n";
+  for (const auto &row : Coverage::rows()) {
+    auto it = s.coverage.counts().find(row);
+    os << "  " << std::left << std::setw(20) << row << std::right << std::setw(8)
+       << (it == s.coverage.counts().end() ? 0 : it->second) << "\n";
+  }
+  if (!s.unsupported.empty()) {
+    // Capability matrix: one line per construct, not one finding per case.
+    os << "unsupported under vmap (runs per construct and mode in programs torch has no batching rule for):\n";
+    for (const auto &[construct, n] : s.unsupported) os << "  " << construct << " " << n << "\n";
+  }
+  if (!s.invalidReasons.empty()) {
+    std::vector<std::pair<int64_t, std::string>> top;
+    for (const auto &[why, n] : s.invalidReasons) top.emplace_back(-n, why);
+    std::sort(top.begin(), top.end());
+    os << "invalid programs, most common reasons:\n";
+    for (size_t i = 0; i < top.size() && i < 5; ++i) {
+      os << "  " << -top[i].first << "x " << top[i].second << "\n";
+      auto ex = s.invalidExample.find(top[i].second);
+      if (ex != s.invalidExample.end()) os << "      first case: " << ex->second << "\n";
+    }
+    if (top.size() > 5) {
+      int64_t rest = 0;
+      for (size_t i = 5; i < top.size(); ++i) rest -= top[i].first;
+      os << "  ... and " << top.size() - 5 << " more reasons (" << rest << " cases)\n";
+    }
+  }
+  if (store.unique() == 0) {
+    os << "findings: none\n";
+    return;
+  }
+  os << "findings (" << store.unique() << " unique, " << store.newCount() << " new):\n";
+  for (const auto &[sig, rec] : store.all()) {
+    if (rec.hitsNow == 0) continue;
+    os << "  " << (rec.isNew ? "NEW   " : "known ") << rec.hitsNow << "x " << sig << "\n     " << rec.dir;
+    if (!rec.standalone.empty()) os << "  [standalone repro.py: " << rec.standalone << "]";
+    os << "\n";
+  }
+}
+
+} // namespace vf

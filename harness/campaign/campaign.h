@@ -1,0 +1,68 @@
+#pragma once
+/// The fuzz loop: generate, run, classify, record, report progress. It only loops; the driver
+/// (cli) builds the backend and the store.
+#include <array>
+#include <cstdint>
+#include <vector>
+#include <map>
+#include <ostream>
+#include <string>
+
+#include "generators/policy.h"
+#include "harness/campaign/coverage.h"
+#include "harness/report/findings.h"
+#include "harness/campaign/phase_times.h"
+#include "harness/run/runner.h"
+
+namespace vf {
+
+struct CampaignOptions {
+  double seconds = 60;
+  int64_t maxCases = -1; ///< -1: no limit
+  uint64_t seed = 1;
+  GenPolicy policy;
+  bool tty = false;      ///< rewrite the progress line in place
+  bool shrink = true;    ///< shrink each new finding before filing it
+  int maxShrinkAttempts = 400;
+  std::string genFlags;  ///< the --gen flags, repeated in every reproduce line
+  std::string runFlags;  ///< flags replay needs too (--fault, --float64)
+  /// This campaign runs the case indices i with i % shards == shard (of one campaign split over
+  /// several machines); --cases bounds the index, so shards of one seed never overlap.
+  int64_t shard = 0, shards = 1;
+};
+
+struct CampaignStats {
+  int64_t cases = 0;
+  int64_t byVerdict[kVerdictCount] = {};
+  double seconds = 0, referenceSeconds = 0, systemSeconds = 0;
+  Coverage coverage;
+  int64_t shrinkAttempts = 0;
+  double shrinkSeconds = 0;
+  std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
+  std::map<std::string, std::string> invalidExample; ///< reason -> the gen command of its first case
+  std::map<std::string, int64_t> unsupported;    ///< "construct in mode": no batching rule there, with counts
+  int64_t runs = 0;                              ///< case x mode
+  std::map<std::string, std::array<int64_t, kVerdictCount>> byMode; ///< verdicts per backend name
+  std::map<std::string, double> secondsByMode;   ///< time inside torch per backend name
+  std::vector<int64_t> caseIndices;              ///< every index run (sorted at the end): shards merge on these
+  PhaseTimes phases; ///< where the wall time went (printed with the summary)
+  int jobs = 1;      ///< parallel case loops (the phases add up to jobs x seconds)
+  int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
+  int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
+};
+
+/// The seed of case `index` of a campaign with `seed`: the reproduce line names it.
+uint64_t caseSeed(uint64_t seed, int64_t index);
+/// The generation size of case `index` (sizes cycle so both small and large cases appear).
+int caseSize(int64_t index);
+
+/// Runs the campaign with one thread per job; each case runs in every mode of its job.
+CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,
+                          std::ostream &log);
+/// One job, one mode.
+CampaignStats runCampaign(const CampaignOptions &opt, Runner &runner, FindingStore &store, std::ostream &log);
+
+/// The end-of-campaign summary: verdict counts, coverage table, findings.
+void printSummary(const CampaignStats &s, const FindingStore &store, std::ostream &os);
+
+} // namespace vf

@@ -1,0 +1,177 @@
+#include "harness/campaign/caps.h"
+
+#include <algorithm>
+#include <array>
+#include <iomanip>
+
+#include "ir/text.h"
+
+namespace vf {
+
+namespace {
+
+// Every probe batches one input (%0) and leaves %1 unbatched; the decision (predicate, index,
+// trip count) comes from one or the other.
+const char *kCondBatched = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 7
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[] = sum_all(%0)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[3] = cond(%3, %0) [
+    (%5: f32[3]) {
+      %6: f32[3] = mul(%5, %1)
+      yield %6
+    }
+    (%7: f32[3]) {
+      %8: f32[3] = neg(%7)
+      yield %8
+    }
+  ]
+  return %4
+}
+)";
+
+const char *kCondUnbatched = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 7
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[] = sum_all(%1)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[3] = cond(%3, %0) [
+    (%5: f32[3]) {
+      %6: f32[3] = sin(%5)
+      yield %6
+    }
+    (%7: f32[3]) {
+      %8: f32[3] = neg(%7)
+      yield %8
+    }
+  ]
+  return %4
+}
+)";
+
+const char *kSwitch = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 11
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[] = sum_all(%SRC)
+  %3: i64[] = branch_index(%2)
+  %4: f32[3] = switch(%3, %0) [
+    (%5: f32[3]) {
+      %6: f32[3] = neg(%5)
+      yield %6
+    }
+    (%7: f32[3]) {
+      %8: f32[3] = sin(%7)
+      yield %8
+    }
+  ]
+  return %4
+}
+)";
+
+const char *kWhile = R"(vmap size=4 in_dims=(0,None) out_dims=(0,0)
+data_seed 12
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[] = sum_all(%SRC)
+  %3: i64[] = trip_limit(%2)
+  %4: i64[] = branch_index(%2)
+  %5: i64[], %6: f32[3] = while_loop(%4, %0) [
+    (%7: i64[], %8: f32[3]) {
+      %9: bool[] = lt(%7, %3)
+      yield %9
+    }
+    (%10: i64[], %11: f32[3]) {
+      %12: i64[] = increment(%10)
+      %13: f32[3] = sin(%11)
+      yield %12, %13
+    }
+  ]
+  return %5, %6
+}
+)";
+
+// The carry (%8) is a 0-d sum of one input; the xs are the other input.
+const char *kScan = R"(vmap size=4 in_dims=(0,None) out_dims=(0,0)
+data_seed 13
+func(%0: f32[3], %1: f32[3]) {
+  %8: f32[] = sum_all(%CARRY_SRC)
+  %2: f32[], %3: f32[3] = scan(%8, %XS) {ncarry=1, reverse=false} [
+    (%4: f32[], %5: f32[]) {
+      %6: f32[] = add(%4, %5)
+      %7: f32[] = sin(%6)
+      yield %6, %7
+    }
+  ]
+  return %2, %3
+}
+)";
+
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>> &subs) {
+  for (const auto &[from, to] : subs)
+    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  return text;
+}
+
+} // namespace
+
+std::vector<Probe> capabilityProbes() {
+  std::vector<std::pair<std::array<std::string, 2>, std::string>> texts = {
+      {{"cond", "batched predicate"}, kCondBatched},
+      {{"cond", "unbatched predicate"}, kCondUnbatched},
+      {{"switch", "batched index"}, fill(kSwitch, {{"%SRC", "%0"}})},
+      {{"switch", "unbatched index"}, fill(kSwitch, {{"%SRC", "%1"}})},
+      {{"while_loop", "batched trip count"}, fill(kWhile, {{"%SRC", "%0"}})},
+      {{"while_loop", "unbatched trip count"}, fill(kWhile, {{"%SRC", "%1"}})},
+      {{"scan", "batched xs"}, fill(kScan, {{"%CARRY_SRC", "%1"}, {"%XS", "%0"}})},
+      {{"scan", "batched carry only"}, fill(kScan, {{"%CARRY_SRC", "%0"}, {"%XS", "%1"}})},
+  };
+  std::vector<Probe> probes;
+  for (const auto &[name, text] : texts) probes.push_back({name[0], name[1], parseCase(text)});
+  return probes;
+}
+
+std::string capabilityOf(Verdict v) {
+  switch (v) {
+  case Verdict::Pass: return "ok";
+  case Verdict::Unsupported: return "no rule";
+  case Verdict::Mismatch: return "WRONG RESULT";
+  case Verdict::Invalid: return "rejected unbatched";
+  default: return "FAILS: " + std::string(verdictName(v));
+  }
+}
+
+int printCapabilities(const RunnerSet &runners, std::ostream &os) {
+  auto probes = capabilityProbes();
+  std::vector<std::string> names;
+  for (Runner *r : runners) names.push_back(r->backend().name());
+  std::vector<size_t> width;
+  for (const auto &n : names) width.push_back(std::max<size_t>(n.size() + 2, 27));
+  os << std::left << std::setw(12) << "construct" << std::setw(24) << "batched how";
+  for (size_t k = 0; k < names.size(); ++k) os << std::setw(width[k]) << names[k];
+  os << "\n";
+  int notOk = 0;
+  std::vector<std::string> notes; // what torch said, once per distinct message
+  for (const auto &p : probes) {
+    os << std::setw(12) << p.construct << std::setw(24) << p.what << std::flush;
+    Prepared prep = runners.front()->prepare(p.c);
+    for (size_t k = 0; k < runners.size(); ++k) {
+      CaseResult r = runners[k]->run(p.c, prep);
+      std::string cell = capabilityOf(r.verdict);
+      if (r.verdict != Verdict::Pass) {
+        ++notOk;
+        std::string note = p.construct + ", " + p.what + ": " + r.summary.substr(0, 200);
+        auto it = std::find(notes.begin(), notes.end(), note);
+        if (it == notes.end()) it = notes.insert(notes.end(), note);
+        cell += " [" + std::to_string(it - notes.begin() + 1) + "]";
+      }
+      os << std::setw(width[k]) << cell << std::flush;
+    }
+    os << "\n";
+  }
+  os << std::right;
+  if (!notes.empty()) os << "\n";
+  for (size_t i = 0; i < notes.size(); ++i) os << "[" << i + 1 << "] " << notes[i] << "\n";
+  return notOk;
+}
+
+} // namespace vf

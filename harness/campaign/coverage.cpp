@@ -1,0 +1,232 @@
+#include "harness/campaign/coverage.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+namespace vf {
+
+namespace {
+
+bool isPrime(int64_t n) {
+  if (n < 2) return false;
+  for (int64_t k = 2; k * k <= n; ++k)
+    if (n % k == 0) return false;
+  return true;
+}
+
+/// Which vmap levels (bit k: level k, 0 outermost) each value is batched at, by data flow:
+/// an op's result at the union of its arguments' levels; a construct's results at the union
+/// of its arguments' and captured values' levels.
+class Walker {
+public:
+  Walker(const Case &c, std::set<std::string> &f) : f_(f), levels_(c.spec.levels.size()) {
+    const auto &ps = c.program.body.params;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      unsigned m = 0;
+      for (size_t li = 0; li < c.spec.levels.size(); ++li)
+        if (i < c.spec.levels[li].in_dims.size() && c.spec.levels[li].in_dims[i]) m |= 1u << li;
+      mask_[ps[i].id] = m;
+    }
+  }
+
+  void block(const Block &b, std::set<ValueId> visible, int depth) {
+    for (const auto &p : b.params) visible.insert(p.id);
+    for (const auto &s : b.stmts) {
+      if (s.regions.empty()) {
+        unsigned m = 0;
+        for (auto a : s.args) m |= mask_[a];
+        for (const auto &r : s.results) mask_[r.id] = m;
+        if (s.args.size() == 2 && types_.count(s.args[0]) && types_.count(s.args[1]) &&
+            types_[s.args[0]].shape != types_[s.args[1]].shape)
+          f_.insert("broadcast");
+      } else {
+        construct(s, visible, depth);
+      }
+      for (const auto &d : s.results) {
+        visible.insert(d.id);
+        types_[d.id] = d.type;
+      }
+    }
+  }
+
+  void noteTypes(const Block &b) {
+    for (const auto &p : b.params) types_[p.id] = p.type;
+  }
+
+private:
+  std::set<std::string> &f_;
+  size_t levels_;
+  std::map<ValueId, unsigned> mask_;
+  std::map<ValueId, Type> types_;
+
+  static std::string batched(unsigned m) { return m ? "batched" : "unbatched"; }
+
+  /// Outer values used inside `r` (captures), and whether there are any.
+  void captures(const Block &r, const std::set<ValueId> &visible, std::set<ValueId> &out) {
+    std::set<ValueId> own;
+    std::function<void(const Block &)> uses = [&](const Block &rb) {
+      for (const auto &p : rb.params) own.insert(p.id);
+      for (const auto &st : rb.stmts) {
+        for (auto a : st.args)
+          if (!own.count(a) && visible.count(a)) out.insert(a);
+        for (const auto &d : st.results) own.insert(d.id);
+        for (const auto &sub : st.regions) uses(sub);
+      }
+      for (auto y : rb.yields)
+        if (!own.count(y) && visible.count(y)) out.insert(y);
+    };
+    uses(r);
+  }
+
+  void construct(const Stmt &s, const std::set<ValueId> &visible, int depth) {
+    f_.insert(s.op);
+    if (s.results.size() > 1) f_.insert(s.op + "-multi-output");
+    if (depth >= 1) f_.insert("nested-construct");
+    bool pythonBool = s.op == "cond" && s.attrs.find("pred");
+    if (pythonBool) f_.insert("cond-python-bool");
+    else if (s.args.size() == 1 && s.op == "cond") f_.insert("cond-no-operands");
+    std::set<ValueId> caps;
+    for (const auto &r : s.regions) captures(r, visible, caps);
+    if (!caps.empty()) f_.insert("capture");
+    unsigned all = 0, capMask = 0;
+    for (auto a : s.args) all |= mask_[a];
+    for (auto v : caps) capMask |= mask_[v];
+    all |= capMask;
+    bool selects = s.op == "cond" || s.op == "switch";
+    size_t lead = selects && !pythonBool ? 1 : 0; // the predicate or index
+    for (const auto &r : s.regions) {
+      noteTypes(r);
+      for (size_t k = 0; k < r.params.size(); ++k)
+        // Branch parameters are the operands; loop and scan parameters may mix carries.
+        mask_[r.params[k].id] = selects ? mask_[s.args[lead + k]] : all;
+      block(r, visible, depth + 1);
+    }
+    for (const auto &d : s.results) mask_[d.id] = all;
+    if (selects && !pythonBool) {
+      unsigned pm = mask_[s.args[0]], om = capMask;
+      for (size_t k = 1; k < s.args.size(); ++k) om |= mask_[s.args[k]];
+      f_.insert(std::string(s.op == "cond" ? "pred=" : "switch-index=") + batched(pm));
+      if (pm && (om & ~pm)) {
+        // Bit k is level k, 0 outermost: a higher bit is an inner level.
+        unsigned innermostPred = 0, outermostPred = 0;
+        for (unsigned k = 0; k < 32; ++k)
+          if (pm & (1u << k)) innermostPred = k;
+        for (unsigned k = 32; k-- > 0;)
+          if (pm & (1u << k)) outermostPred = k;
+        for (unsigned k = 0; k < 32; ++k) {
+          if (!((om & ~pm) & (1u << k))) continue;
+          if (k > innermostPred) f_.insert("pattern=pred-outer/operands-inner");
+          if (k < outermostPred) f_.insert("pattern=pred-inner/operands-outer");
+        }
+      }
+    } else if (pythonBool) {
+      f_.insert("pred=python-bool");
+    }
+    if (s.op == "while_loop") {
+      // The loop's predicate reads the counter and the captured limit.
+      std::set<ValueId> condCaps;
+      captures(s.regions[0], visible, condCaps);
+      unsigned pm = mask_[s.args[0]];
+      for (auto v : condCaps) pm |= mask_[v];
+      f_.insert("while-pred=" + batched(pm));
+    }
+  }
+};
+
+void dtypes(const Block &b, std::set<std::string> &f) {
+  for (const auto &d : b.params) f.insert("dtype=" + std::string(dtypeName(d.type.dtype)));
+  for (const auto &s : b.stmts) {
+    for (const auto &d : s.results) f.insert("dtype=" + std::string(dtypeName(d.type.dtype)));
+    for (const auto &r : s.regions) dtypes(r, f);
+  }
+}
+
+} // namespace
+
+std::vector<std::string> featuresOf(const Case &c) {
+  std::set<std::string> f;
+  Walker w(c, f);
+  w.noteTypes(c.program.body);
+  w.block(c.program.body, {}, 0);
+  dtypes(c.program.body, f);
+  int depth = c.program.depth();
+  if (depth >= 1) f.insert(depth >= 4 ? "depth>=4" : "depth=" + std::to_string(depth));
+  size_t nLevels = c.spec.levels.size();
+  f.insert("vmap-levels=" + std::to_string(nLevels));
+  if (nLevels > 1) {
+    bool equal = true;
+    for (const auto &l : c.spec.levels) equal &= l.size == c.spec.levels[0].size;
+    f.insert(equal ? "levels=equal-sizes" : "levels=unequal-sizes");
+    for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+      size_t n = 0;
+      for (const auto &l : c.spec.levels) n += i < l.in_dims.size() && l.in_dims[i].has_value();
+      f.insert(n == 0 ? "input-at-no-level" : n == nLevels ? "input-at-all-levels" : "input-at-some-levels");
+    }
+  }
+  for (const auto &l : c.spec.levels) {
+    if (l.size == 1) f.insert("batch=1");
+    else if (l.size == 2) f.insert("batch=2");
+    else if (l.size >= 31) f.insert("batch>=31");
+    else if (isPrime(l.size)) f.insert("batch=prime>2");
+    if (l.chunk_size) f.insert(l.size % *l.chunk_size == 0 ? "chunk=divides" : "chunk=not-dividing");
+    if (l.randomness != "error") f.insert("randomness=" + l.randomness);
+    for (const auto &d : l.in_dims) f.insert(!d ? "in_dims=None" : *d < 0 ? "in_dims<0" : *d > 0 ? "in_dims>0" : "in_dims=0");
+    for (auto d : l.out_dims) f.insert(d < 0 ? "out_dims<0" : d > 0 ? "out_dims>0" : "out_dims=0");
+  }
+  for (const auto &l : c.spec.layouts)
+    if (l.kind != Layout::Kind::Contiguous) f.insert("layout=" + std::string(layoutKindName(l.kind)));
+  for (const auto &p : c.program.body.params) {
+    if (p.type.rank() == 0) f.insert("0-d input");
+    for (auto d : p.type.shape) {
+      if (d == 0) f.insert("size-0 dim");
+      if (d == 1) f.insert("size-1 dim");
+    }
+  }
+  return {f.begin(), f.end()};
+}
+
+const std::vector<std::string> &Coverage::rows() {
+  static const std::vector<std::string> r = {
+      // constructs and how they are used
+      "cond", "cond-multi-output", "cond-no-operands", "switch", "switch-multi-output", "while_loop",
+      "while_loop-multi-output", "scan", "scan-multi-output", "nested-construct", "capture",
+      // nesting depth of regions
+      "depth=1", "depth=2", "depth=3", "depth>=4",
+      // predicates, indices and loop conditions, batched or not
+      "pred=batched", "pred=unbatched", "pred=python-bool", "switch-index=batched", "switch-index=unbatched",
+      "while-pred=batched", "while-pred=unbatched",
+      // vmap levels and which levels batch what
+      "vmap-levels=1", "vmap-levels=2", "vmap-levels=3", "levels=equal-sizes", "levels=unequal-sizes",
+      "input-at-all-levels", "input-at-some-levels", "input-at-no-level", "pattern=pred-outer/operands-inner",
+      "pattern=pred-inner/operands-outer",
+      // batch sizes, chunking, randomness
+      "batch=1", "batch=2", "batch=prime>2", "batch>=31", "chunk=divides", "chunk=not-dividing",
+      "randomness=different", "randomness=same",
+      // in_dims and out_dims kinds
+      "in_dims=None", "in_dims=0", "in_dims>0", "in_dims<0", "out_dims=0", "out_dims>0", "out_dims<0",
+      // dtypes of values, layouts and shapes of inputs
+      "dtype=f32", "dtype=f64", "dtype=f16", "dtype=bf16", "dtype=i64", "dtype=i32", "dtype=bool",
+      "layout=transposed", "layout=expanded", "layout=strided", "layout=offset", "0-d input", "size-0 dim",
+      "size-1 dim", "broadcast"};
+  return r;
+}
+
+void Coverage::add(const Case &c) {
+  for (const auto &f : featuresOf(c)) counts_[f]++;
+}
+
+std::string Coverage::brief() const {
+  static const std::vector<std::pair<std::string, std::string>> shown = {
+      {"cond", "cond"}, {"switch", "switch"}, {"while_loop", "while"}, {"scan", "scan"}, {"nested-construct", "nested"}, {"capture", "capture"},
+      {"vmap-levels=2", "vmap2"}, {"vmap-levels=3", "vmap3"}, {"in_dims<0", "neg-dim"}, {"in_dims=None", "none-dim"},
+      {"chunk=not-dividing", "chunk-nd"}, {"pred=batched", "bpred"}};
+  std::string s;
+  for (const auto &[k, label] : shown) {
+    auto it = counts_.find(k);
+    s += (s.empty() ? "" : " ") + label + ":" + std::to_string(it == counts_.end() ? 0 : it->second);
+  }
+  return s;
+}
+
+} // namespace vf

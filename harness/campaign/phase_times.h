@@ -1,0 +1,36 @@
+#pragma once
+/// Where a campaign's wall time goes: the harness's own phases (generation, reference,
+/// comparison, emission, transport, the worker's own handling, filing) against the time inside
+/// the system under test, plus peak memory. Accumulated from CaseResults.
+#include <cstdint>
+#include <ostream>
+
+#include "harness/run/verdict.h"
+
+namespace vf {
+
+struct PhaseTimes {
+  double generate = 0;  ///< generating cases
+  double reference = 0; ///< input data and the reference interpreter
+  double compare = 0;   ///< comparing outputs
+  double emit = 0;      ///< emitting the case for the backend (Python source, tensor bytes)
+  double transport = 0; ///< pipes and framing, both ways
+  double worker = 0;    ///< the worker besides the program's call (exec of the source, dynamo reset, tensor (de)serialisation)
+  double system = 0;    ///< inside the system under test (the program's call in torch)
+  double shrink = 0;    ///< shrinking findings (all of its phases)
+  double file = 0;      ///< filing findings (reports, repro.py confirmation)
+  int64_t peakWorkerRssKb = 0;
+
+  /// Adds one case's phases (not generation: the caller times that).
+  void add(const CaseResult &r);
+  /// The harness's own time in the case loop: every phase but `system` and `shrink`.
+  double harness() const { return generate + reference + compare + emit + transport + worker + file; }
+  /// One block of lines: each phase with seconds and its share of the job time (`jobs`
+  /// parallel loops of `wall` seconds each), and peak memory.
+  void print(std::ostream &os, double wall, int jobs = 1) const;
+};
+
+/// Peak resident memory of this process, in KiB (getrusage).
+int64_t selfPeakRssKb();
+
+} // namespace vf

@@ -1,0 +1,69 @@
+#pragma once
+/// The harness measuring its own power, as mutation testing does: for each fault planted into
+/// torch's batching machinery (harness/backends/torch/worker/vmapfuzz_faults.py), a fixed-budget campaign with
+/// the fault planted in the worker. A fault counts as detected when a case is a finding with the
+/// fault planted and passes on clean torch, so torch's own bugs never count as detections.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "generators/policy.h"
+#include "harness/backends/backend.h"
+#include "harness/campaign/phase_times.h"
+
+namespace vf {
+
+struct SelftestOptions {
+  double secondsPerFault = 300; ///< budget of each fault's campaign (worker start-up excluded)
+  int64_t casesPerFault = -1;   ///< -1: no case limit
+  uint64_t seed = 1;            ///< the same seed for every fault: the same case stream
+  GenPolicy policy;
+  std::string genFlags;         ///< the --gen flags, repeated in reproduce lines
+  bool shrink = true;
+  int maxShrinkAttempts = 200;
+  double targetRate = 0.9;      ///< share of faults that must be detected
+};
+
+struct FaultResult {
+  std::string fault;
+  bool planted = true;      ///< false: the worker could not plant it (see `error`)
+  bool detected = false;
+  double seconds = 0;       ///< to the first detection (or the whole budget)
+  int64_t cases = 0;        ///< cases run up to and including the first detection
+  int64_t findingsClean = 0; ///< findings that clean torch shares (torch's own bugs): not detections
+  size_t sizeFound = 0, sizeShrunk = 0; ///< statements of the detecting case, before and after shrinking
+  int shrinkAttempts = 0;
+  double shrinkSeconds = 0;
+  std::string verdict;      ///< verdict of the detecting case with the fault planted
+  std::string summary;      ///< its one-line summary
+  std::string reproduce;    ///< how to replay the detecting case
+  std::string shrunkCase;   ///< the shrunk case, in the text format
+  std::string error;
+  PhaseTimes phases;
+};
+
+/// Makes a backend for a set of planted faults (empty: clean torch); throws std::runtime_error
+/// when it cannot start (a fault that does not plant fails here).
+using BackendFactory = std::function<std::unique_ptr<Backend>(const std::vector<std::string> &faults)>;
+
+/// The pseudo-fault that plants nothing: a control run that must detect nothing.
+inline constexpr const char *kNoFault = "none";
+
+/// Runs one fault's campaign against `clean` (the same torch with nothing planted).
+FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &opt, const BackendFactory &make,
+                             Backend &clean, std::ostream &log);
+
+/// The result table: fault, detected, time and cases to the first detection, shrunk size.
+void printSelftestTable(const std::vector<FaultResult> &results, std::ostream &os);
+
+/// True when the detected share of real faults (not `none`) reaches the target, and `none`
+/// (if it ran) detected nothing.
+bool selftestTargetMet(const std::vector<FaultResult> &results, double targetRate);
+
+/// The faults the worker knows, with one line each: `python faults.py` prints "name\tdoc".
+std::vector<std::pair<std::string, std::string>> listFaults(const std::string &python, const std::string &faultsScript);
+
+} // namespace vf

@@ -1,0 +1,143 @@
+#include "harness/report/filed_reports.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/wait.h>
+
+#include "harness/report/findings.h"
+
+namespace fs = std::filesystem;
+
+namespace vf {
+
+namespace {
+
+std::string quote(const std::string &s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// Runs a shell command; returns its exit code (or -1) and its stdout.
+int runCommand(const std::string &cmd, std::string &out) {
+  FILE *p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void saveMeta(const FiledReport &r) { writeFileAtomic(r.dir + "/meta.json", r.meta.dump(2) + "\n"); }
+
+} // namespace
+
+std::string xmlEscape(const std::string &s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+    case '<': o += "&lt;"; break;
+    case '>': o += "&gt;"; break;
+    case '&': o += "&amp;"; break;
+    case '"': o += "&quot;"; break;
+    default:
+      if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') o += c;
+    }
+  }
+  return o;
+}
+
+std::vector<FiledReport> loadReports(const std::string &dir) {
+  if (!fs::is_directory(dir)) throw std::invalid_argument(dir + ": not a directory of reports");
+  std::vector<FiledReport> out;
+  for (const auto &e : fs::directory_iterator(dir)) {
+    auto meta = e.path() / "meta.json";
+    if (!fs::exists(meta)) continue;
+    std::ifstream in(meta);
+    auto j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("signature"))
+      throw std::invalid_argument(meta.string() + ": not a vmapfuzz meta.json");
+    out.push_back({e.path().string(), j});
+  }
+  std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.dir < b.dir; });
+  return out;
+}
+
+int recheckReports(std::vector<FiledReport> &reports, const std::string &python, const std::string &torchVersion,
+                   std::ostream &log) {
+  int open = 0;
+  for (auto &r : reports) {
+    std::string out;
+    int code = runCommand("cd " + quote(r.dir) + " && timeout 600 " + quote(python) + " repro.py 2>&1", out);
+    std::string status = code == 1 ? "open" : code == 0 ? "fixed" : "error";
+    open += status == "open";
+    r.meta["status"] = status;
+    r.meta["last_checked"] = nowUtc();
+    r.meta["checked_with_torch"] = torchVersion;
+    saveMeta(r);
+    log << (status == "open" ? "OPEN  " : status == "fixed" ? "FIXED " : "ERROR ") << fs::path(r.dir).filename().string()
+        << "  " << r.meta.value("title", "") << "\n";
+  }
+  return open;
+}
+
+std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
+  std::ostringstream md;
+  int open = 0, fixed = 0;
+  for (const auto &r : reports) {
+    std::string s = r.meta.value("status", "open");
+    open += s == "open";
+    fixed += s == "fixed";
+  }
+  md << "# vmapfuzz reports\n\n" << reports.size() << " filed: " << open << " open, " << fixed << " fixed.\n\n";
+  md << "| status | verdict | hits | title | folder |\n| --- | --- | --- | --- | --- |\n";
+  for (const auto &r : reports)
+    md << "| " << r.meta.value("status", "open") << " | " << r.meta.value("verdict", "?") << " | "
+       << r.meta.value("hits", 0) << " | " << r.meta.value("title", "") << " | `" << fs::path(r.dir).filename().string()
+       << "` |\n";
+  return md.str();
+}
+
+std::string reportsJUnit(const std::vector<FiledReport> &reports) {
+  int failures = 0;
+  for (const auto &r : reports) failures += r.meta.value("status", "open") == "open";
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"vmapfuzz\" tests=\"" << reports.size()
+    << "\" failures=\"" << failures << "\">\n";
+  for (const auto &r : reports) {
+    std::string name = fs::path(r.dir).filename().string();
+    x << "  <testcase classname=\"vmapfuzz." << xmlEscape(r.meta.value("verdict", "finding")) << "\" name=\"" << xmlEscape(name)
+      << "\">";
+    if (r.meta.value("status", "open") == "open")
+      x << "\n    <failure message=\"" << xmlEscape(r.meta.value("title", "")) << "\">"
+        << xmlEscape(r.meta.value("summary", "") + "\nreproduce: " + r.meta.value("reproduce", "")) << "</failure>\n  ";
+    x << "</testcase>\n";
+  }
+  x << "</testsuite>\n";
+  return x.str();
+}
+
+int fileIssues(std::vector<FiledReport> &reports, const std::string &gh, std::ostream &log) {
+  int filed = 0;
+  for (auto &r : reports) {
+    if (r.meta.value("status", "open") != "open" || r.meta.contains("issue_url")) continue;
+    std::string out;
+    int code = runCommand(quote(gh) + " issue create --title " + quote(r.meta.value("title", "vmapfuzz finding")) +
+                              " --body-file " + quote(r.dir + "/report.md") + " --label vmapfuzz",
+                          out);
+    if (code != 0) throw std::runtime_error("gh issue create failed (exit " + std::to_string(code) + ") for " + r.dir);
+    std::string url = out.substr(0, out.find('\n'));
+    r.meta["issue_url"] = url;
+    saveMeta(r);
+    log << "filed " << fs::path(r.dir).filename().string() << ": " << url << "\n";
+    ++filed;
+  }
+  return filed;
+}
+
+} // namespace vf

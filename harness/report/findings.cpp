@@ -1,0 +1,253 @@
+#include "harness/report/findings.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <sys/wait.h>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <sstream>
+
+#include "generators/data.h"
+#include "harness/backends/exec_config.h"
+#include "harness/backends/torch/python_emit.h"
+#include "ir/text.h"
+#include "oracles/compare.h"
+
+namespace fs = std::filesystem;
+
+namespace vf {
+
+namespace {
+
+std::string hex8(const std::string &s) {
+  // FNV-1a: stable across runs and platforms (std::hash is not).
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf, 8);
+}
+
+void constructs(const Block &b, std::map<std::string, int> &seen) {
+  for (const auto &s : b.stmts) {
+    if (!s.regions.empty()) seen[s.op + (s.results.size() > 1 ? "-multi" : "")]++;
+    for (const auto &r : s.regions) constructs(r, seen);
+  }
+}
+
+std::string normalise(const std::string &msg) {
+  std::string first = errorGist(msg);
+  first = std::regex_replace(first, std::regex("0x[0-9a-fA-F]+"), "ADDR");
+  first = std::regex_replace(first, std::regex("[0-9]+"), "N");
+  // Lists of sizes vary with the number of tensors involved, not with the bug.
+  first = std::regex_replace(first, std::regex("N(, N)+"), "N, ...");
+  return first.substr(0, 240);
+}
+
+} // namespace
+
+std::string signatureOf(const Case &c, const CaseResult &r) {
+  // Mode and device class come first: the same bug in eager and under inductor is two reports.
+  // A batched error of the in-process libtorch backend is raised by ATen's batching rules,
+  // which torch.vmap runs too: the same bug, so torch's signature. Its mismatches may be its
+  // own lowering's, another bug: they keep the libtorch name.
+  std::string system = r.system.rfind("libtorch|", 0) == 0 && r.verdict == Verdict::BatchedError ? "eager|cpu" : r.system;
+  std::string sig = system + "|" + std::string(verdictName(r.verdict));
+  if (r.verdict == Verdict::Mismatch) {
+    std::map<std::string, int> seen;
+    constructs(c.program.body, seen);
+    sig += "|";
+    for (const auto &[k, v] : seen) sig += k + ",";
+  } else {
+    sig += "|" + r.errorType + "|" + normalise(r.errorMessage);
+  }
+  return sig;
+}
+
+bool failsTheSameWay(Verdict verdict, const std::string &signature, const Case &candidate, const CaseResult &now) {
+  return now.verdict == verdict && (verdict == Verdict::Mismatch || signatureOf(candidate, now) == signature);
+}
+
+void writeFileAtomic(const std::string &path, const std::string &text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+std::string nowUtc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+FindingStore::FindingStore(std::string reportsDir, StoreOptions opt) : dir_(std::move(reportsDir)), opt_(std::move(opt)) {
+  if (!fs::is_directory(dir_)) return;
+  for (const auto &e : fs::directory_iterator(dir_)) {
+    auto meta = e.path() / "meta.json";
+    if (!fs::exists(meta)) continue;
+    try {
+      std::ifstream in(meta);
+      auto j = nlohmann::json::parse(in);
+      FindingRecord rec;
+      rec.dir = e.path().string();
+      rec.signature = j.at("signature").get<std::string>();
+      rec.hits = j.value("hits", int64_t{0});
+      seen_[rec.signature] = rec;
+    } catch (const std::exception &ex) {
+      throw std::runtime_error(meta.string() + ": unreadable meta.json: " + ex.what());
+    }
+  }
+}
+
+size_t FindingStore::unique() const {
+  size_t n = 0;
+  for (const auto &[k, r] : seen_) n += r.hitsNow > 0;
+  return n;
+}
+
+size_t FindingStore::newCount() const {
+  size_t n = 0;
+  for (const auto &[k, r] : seen_) n += r.isNew;
+  return n;
+}
+
+namespace {
+
+/// Runs repro.py alone; its exit status says whether the disagreement shows without vmapfuzz.
+std::string confirmStandalone(const std::string &python, const std::string &dir) {
+  std::string cmd = "cd '" + dir + "' && timeout 600 '" + python + "' repro.py > repro.out 2>&1";
+  int st = std::system(cmd.c_str());
+  if (st == -1 || !WIFEXITED(st)) return "not checked";
+  int code = WEXITSTATUS(st);
+  return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
+}
+
+std::string title(const Case &c, const CaseResult &r) {
+  std::map<std::string, int> seen;
+  constructs(c.program.body, seen);
+  std::string what = "torch.vmap";
+  for (const auto &[k, v] : seen) {
+    what = "torch.vmap of torch." + k.substr(0, k.find('-'));
+    break;
+  }
+  if (r.verdict == Verdict::Mismatch) return what + " returns a different result than running each example alone";
+  if (r.verdict == Verdict::BatchedError) return what + " raises " + r.errorType + " where each example alone runs";
+  if (r.verdict == Verdict::Crash) return what + " kills the process (" + r.summary + ")";
+  if (r.verdict == Verdict::Hang) return what + " does not finish (" + r.summary + ")";
+  if (r.verdict == Verdict::Oom) return what + " runs out of memory (" + r.summary + ")";
+  return what + ": " + std::string(verdictName(r.verdict));
+}
+
+std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string &reproduceLine,
+                           const nlohmann::json &env) {
+  std::ostringstream md;
+  md << "# " << title(c, r) << "\n\n";
+  md << "## What happens\n\n";
+  if (r.verdict == Verdict::Mismatch) {
+    md << "The batched result differs from the per-example result: " << r.summary << ".\n\n";
+    for (size_t i = 0; i < r.actual.size(); ++i) md << "- batched output " << i << ": `" << describeTensor(r.actual[i]) << "`\n";
+  } else if (!r.errorType.empty()) {
+    md << "The batched run raises `" << r.errorType << "`:\n\n```\n" << errorGist(r.errorMessage) << "\n```\n";
+  } else {
+    md << r.summary << "\n";
+  }
+  md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
+        "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
+  for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected output " << i << ": `" << describeTensor(r.expected[i]) << "`\n";
+  md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
+     << emitModule(c) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
+     << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
+  md << "## Environment\n\n";
+  for (auto it = env.begin(); it != env.end(); ++it) md << "- " << it.key() << ": " << it.value().dump() << "\n";
+  md << "\nFound and shrunk by vmapfuzz. The case in its text format is `case.vf`.\n";
+  return md.str();
+}
+
+} // namespace
+
+FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
+                                   const std::string &shrinkNote, const std::string &signature) {
+  std::string sig = signature.empty() ? signatureOf(c, r) : signature;
+  auto &rec = seen_[sig];
+  rec.signature = sig;
+  rec.hits++;
+  rec.hitsNow++;
+  if (!rec.dir.empty()) {
+    // Known: count the hit, keep everything else as filed.
+    auto metaPath = rec.dir + "/meta.json";
+    nlohmann::json meta;
+    if (std::ifstream in(metaPath); in) meta = nlohmann::json::parse(in, nullptr, false);
+    if (meta.is_discarded() || !meta.is_object()) meta = nlohmann::json::object();
+    meta["signature"] = sig;
+    meta["hits"] = rec.hits;
+    meta["last_seen"] = nowUtc();
+    writeFileAtomic(metaPath, meta.dump(2) + "\n");
+    FindingRecord hit = rec;
+    hit.isNew = false;
+    return hit;
+  }
+  rec.isNew = true;
+  std::string name = std::string(verdictName(r.verdict)) + "-" + hex8(sig);
+  rec.dir = dir_ + "/" + name;
+  fs::create_directories(rec.dir);
+  writeFileAtomic(rec.dir + "/case.vf", printCase(c));
+  writeFileAtomic(rec.dir + "/program.py", emitModule(c));
+  std::ostringstream head;
+  head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
+  ReproOptions ro;
+  ro.exec = execOfSystem(r.system);
+  if (r.againBatchSize) {
+    ro.again = c;
+    ro.again->spec.levels[0].size = r.againBatchSize;
+    ro.againInputs = makeInputs(*ro.again);
+  }
+  writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
+  // The environment of this finding: the campaign's, with the mode and device that found it.
+  nlohmann::json env = opt_.environment;
+  env["mode"] = ro.exec.modeName();
+  env["device"] = r.system.substr(r.system.find('|') + 1);
+  std::ostringstream res;
+  res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
+      << "\nreproduce: " << reproduceLine << "\n";
+  if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
+  res << "\n";
+  res << "expected (each example alone, reference interpreter):\n";
+  for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";
+  res << "actual (torch.vmap):\n";
+  if (!r.errorType.empty()) res << "  raised " << r.errorType << ": " << r.errorMessage << "\n";
+  for (size_t i = 0; i < r.actual.size(); ++i) res << "  output " << i << ": " << describeTensor(r.actual[i]) << "\n";
+  if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
+  if (!opt_.confirmPython.empty()) {
+    rec.standalone = confirmStandalone(opt_.confirmPython, rec.dir);
+    res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
+  }
+  writeFileAtomic(rec.dir + "/result.txt", res.str());
+  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env));
+  nlohmann::json meta = {{"signature", sig},
+                         {"verdict", std::string(verdictName(r.verdict))},
+                         {"title", title(c, r)},
+                         {"summary", r.summary},
+                         {"reproduce", reproduceLine},
+                         {"shrinking", shrinkNote},
+                         {"standalone", rec.standalone},
+                         {"environment", env},
+                         {"first_seen", nowUtc()},
+                         {"last_seen", nowUtc()},
+                         {"hits", rec.hits},
+                         {"status", "open"}};
+  writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
+  if (!opt_.corpusDir.empty()) {
+    fs::create_directories(opt_.corpusDir);
+    writeFileAtomic(opt_.corpusDir + "/" + name + ".vf", "# " + title(c, r) + "\n# signature: " + sig + "\n" + printCase(c));
+  }
+  return rec;
+}
+
+} // namespace vf

@@ -1,0 +1,404 @@
+#include "harness/report/shrinker.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/constructs.h"
+#include "ir/validate.h"
+
+namespace vf {
+
+namespace {
+
+// ---- helpers over the program tree -----------------------------------------------------------
+
+void replaceUses(Block &b, const std::map<ValueId, ValueId> &m) {
+  auto sub = [&](ValueId &v) {
+    auto it = m.find(v);
+    if (it != m.end()) v = it->second;
+  };
+  for (auto &s : b.stmts) {
+    for (auto &a : s.args) sub(a);
+    for (auto &r : s.regions) replaceUses(r, m);
+  }
+  for (auto &y : b.yields) sub(y);
+}
+
+void countUses(const Block &b, std::map<ValueId, int> &uses) {
+  for (const auto &s : b.stmts) {
+    for (auto a : s.args) uses[a]++;
+    for (const auto &r : s.regions) countUses(r, uses);
+  }
+  for (auto y : b.yields) uses[y]++;
+}
+
+/// Every block of the program, outermost first, with the values visible at its start.
+struct BlockRef {
+  Block *block;
+  std::vector<Def> visibleAtStart;
+};
+
+void collectBlocks(Block &b, std::vector<Def> visible, std::vector<BlockRef> &out) {
+  visible.insert(visible.end(), b.params.begin(), b.params.end());
+  out.push_back({&b, visible});
+  for (auto &s : b.stmts) {
+    for (auto &r : s.regions) collectBlocks(r, visible, out);
+    visible.insert(visible.end(), s.results.begin(), s.results.end());
+  }
+}
+
+/// Candidates are made on copies; `edit` gets the copy's i-th block.
+template <class Edit> std::vector<Case> perBlock(const Case &c, Edit edit) {
+  std::vector<Case> out;
+  Case probe = c;
+  std::vector<BlockRef> blocks;
+  collectBlocks(probe.program.body, {}, blocks);
+  for (size_t bi = 0; bi < blocks.size(); ++bi) {
+    size_t n = blocks[bi].block->stmts.size();
+    for (size_t si = 0; si < n; ++si) {
+      Case cand = c;
+      std::vector<BlockRef> cb;
+      collectBlocks(cand.program.body, {}, cb);
+      if (edit(cand, *cb[bi].block, si, cb[bi].visibleAtStart)) out.push_back(std::move(cand));
+    }
+  }
+  return out;
+}
+
+// ---- passes: each returns candidates, biggest cuts first -------------------------------------
+
+/// Removes every statement whose results nobody uses.
+std::vector<Case> dropDeadCode(const Case &c) {
+  Case cand = c;
+  bool changed = true, any = false;
+  while (changed) {
+    changed = false;
+    std::map<ValueId, int> uses;
+    countUses(cand.program.body, uses);
+    std::function<void(Block &)> sweep = [&](Block &b) {
+      auto dead = [&](const Stmt &s) {
+        return std::none_of(s.results.begin(), s.results.end(), [&](const Def &d) { return uses[d.id] > 0; });
+      };
+      size_t before = b.stmts.size();
+      b.stmts.erase(std::remove_if(b.stmts.begin(), b.stmts.end(), dead), b.stmts.end());
+      changed |= b.stmts.size() != before;
+      for (auto &s : b.stmts)
+        for (auto &r : s.regions) sweep(r);
+    };
+    sweep(cand.program.body);
+    any |= changed;
+  }
+  if (!any) return {};
+  return {cand};
+}
+
+/// Replaces a construct by one of its regions, inlined: parameters become the operands and
+/// the construct's results become the region's yields.
+std::vector<Case> inlineRegions(const Case &c) {
+  std::vector<Case> out;
+  for (int which = 0; which < 8; ++which) {
+    auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
+      Stmt s = b.stmts[si];
+      // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
+      if ((s.op != "cond" && s.op != "switch") || s.regions.size() <= static_cast<size_t>(which)) return false;
+      Block r = s.regions[which];
+      std::map<ValueId, ValueId> m;
+      // cond's operands follow the predicate.
+      size_t first = s.args.size() - r.params.size();
+      for (size_t i = 0; i < r.params.size(); ++i) m[r.params[i].id] = s.args[first + i];
+      replaceUses(r, m);
+      std::map<ValueId, ValueId> res;
+      for (size_t i = 0; i < s.results.size(); ++i) res[s.results[i].id] = r.yields[i];
+      b.stmts.erase(b.stmts.begin() + si);
+      b.stmts.insert(b.stmts.begin() + si, r.stmts.begin(), r.stmts.end());
+      replaceUses(b, res);
+      return true;
+    });
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+/// Replaces a while_loop by its initial carries (as if it ran zero times).
+std::vector<Case> dropLoops(const Case &c) {
+  return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+    const Stmt &s = b.stmts[si];
+    if (s.op != "while_loop") return false;
+    std::map<ValueId, ValueId> m;
+    for (size_t i = 0; i < s.results.size(); ++i) m[s.results[i].id] = s.args[i];
+    b.stmts.erase(b.stmts.begin() + si);
+    replaceUses(cand.program.body, m);
+    return true;
+  });
+}
+
+/// Drops one statement, re-routing each use of its results to an earlier value of the same type.
+std::vector<Case> dropStatements(const Case &c) {
+  return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &visibleAtStart) {
+    std::vector<Def> visible = visibleAtStart;
+    for (size_t k = 0; k < si; ++k) visible.insert(visible.end(), b.stmts[k].results.begin(), b.stmts[k].results.end());
+    std::map<ValueId, ValueId> m;
+    for (const auto &r : b.stmts[si].results) {
+      auto it = std::find_if(visible.begin(), visible.end(), [&](const Def &d) { return d.type == r.type; });
+      if (it == visible.end()) return false;
+      m[r.id] = it->id;
+    }
+    b.stmts.erase(b.stmts.begin() + si);
+    replaceUses(cand.program.body, m);
+    return true;
+  });
+}
+
+/// Drops a program output (and its out_dims), or a construct result that nobody uses.
+std::vector<Case> dropOutputs(const Case &c) {
+  std::vector<Case> out;
+  size_t n = c.program.body.yields.size();
+  for (size_t i = 0; n > 1 && i < n; ++i) {
+    Case cand = c;
+    cand.program.body.yields.erase(cand.program.body.yields.begin() + i);
+    for (auto &l : cand.spec.levels) l.out_dims.erase(l.out_dims.begin() + i);
+    out.push_back(std::move(cand));
+  }
+  std::map<ValueId, int> uses;
+  countUses(c.program.body, uses);
+  auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
+    Stmt &s = b.stmts[si];
+    if ((s.op != "cond" && s.op != "switch") || s.results.size() < 2) return false;
+    for (size_t i = 0; i < s.results.size(); ++i)
+      if (uses[s.results[i].id] == 0) {
+        s.results.erase(s.results.begin() + i);
+        for (auto &r : s.regions) r.yields.erase(r.yields.begin() + i);
+        return true;
+      }
+    return false;
+  });
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+/// Drops a program input nobody uses, with its in_dims.
+std::vector<Case> dropInputs(const Case &c) {
+  std::vector<Case> out;
+  std::map<ValueId, int> uses;
+  countUses(c.program.body, uses);
+  for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+    if (uses[c.program.body.params[i].id] > 0 || c.program.body.params.size() == 1) continue;
+    Case cand = c;
+    cand.program.body.params.erase(cand.program.body.params.begin() + i);
+    for (auto &l : cand.spec.levels) l.in_dims.erase(l.in_dims.begin() + i);
+    if (!cand.spec.layouts.empty()) cand.spec.layouts.erase(cand.spec.layouts.begin() + i);
+    out.push_back(std::move(cand));
+  }
+  return out;
+}
+
+/// Simplifies the batch spec: one level fewer, smaller batches, no chunking, in_dims and
+/// out_dims to 0 or None, contiguous inputs, the default randomness.
+std::vector<Case> shrinkSpec(const Case &c) {
+  std::vector<Case> out;
+  const auto &levels = c.spec.levels;
+  if (!c.spec.layouts.empty()) {
+    Case all = c;
+    all.spec.layouts.clear();
+    out.push_back(std::move(all));
+    for (size_t i = 0; i < c.spec.layouts.size(); ++i)
+      if (c.spec.layouts[i].kind != Layout::Kind::Contiguous) {
+        Case one = c;
+        one.spec.layouts[i] = Layout{};
+        out.push_back(std::move(one));
+      }
+  }
+  for (size_t li = 0; li < levels.size(); ++li)
+    if (levels[li].randomness != "error") {
+      Case cand = c;
+      cand.spec.levels[li].randomness = "error";
+      out.push_back(std::move(cand));
+    }
+  for (size_t li = 0; levels.size() > 1 && li < levels.size(); ++li) {
+    Case cand = c;
+    cand.spec.levels.erase(cand.spec.levels.begin() + li);
+    out.push_back(std::move(cand));
+  }
+  for (size_t li = 0; li < levels.size(); ++li) {
+    for (int64_t size : {int64_t{1}, int64_t{2}}) {
+      if (levels[li].size <= size) continue;
+      Case cand = c;
+      cand.spec.levels[li].size = size;
+      if (cand.spec.levels[li].chunk_size && *cand.spec.levels[li].chunk_size > size) cand.spec.levels[li].chunk_size = size;
+      out.push_back(std::move(cand));
+    }
+    if (levels[li].chunk_size) {
+      Case cand = c;
+      cand.spec.levels[li].chunk_size.reset();
+      out.push_back(std::move(cand));
+    }
+    for (size_t i = 0; i < levels[li].in_dims.size(); ++i) {
+      if (levels[li].in_dims[i]) {
+        Case none = c;
+        none.spec.levels[li].in_dims[i].reset();
+        out.push_back(std::move(none));
+        if (*levels[li].in_dims[i] != 0) {
+          Case zero = c;
+          zero.spec.levels[li].in_dims[i] = 0;
+          out.push_back(std::move(zero));
+        }
+      }
+    }
+    for (size_t o = 0; o < levels[li].out_dims.size(); ++o)
+      if (levels[li].out_dims[o] != 0) {
+        Case cand = c;
+        cand.spec.levels[li].out_dims[o] = 0;
+        out.push_back(std::move(cand));
+      }
+  }
+  return out;
+}
+
+/// Shrinks input shapes: a dim to 1, or away; statement types follow.
+std::vector<Case> shrinkShapes(const Case &c) {
+  std::vector<Case> out;
+  for (size_t i = 0; i < c.program.body.params.size(); ++i) {
+    const Shape &s = c.program.body.params[i].type.shape;
+    for (size_t d = 0; d < s.size(); ++d) {
+      for (int variant = 0; variant < 2; ++variant) {
+        if (variant == 0 && s[d] <= 1) continue;
+        Case cand = c;
+        Shape &cs = cand.program.body.params[i].type.shape;
+        if (variant == 0) cs[d] = 1;
+        else cs.erase(cs.begin() + d);
+        if (reinferTypes(cand.program)) out.push_back(std::move(cand));
+      }
+    }
+  }
+  return out;
+}
+
+/// Simplifies attributes: scalars to 0 or 1, flags to false, dims to 0.
+std::vector<Case> simplifyAttrs(const Case &c) {
+  std::vector<Case> out;
+  for (int variant = 0; variant < 3; ++variant) {
+    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+      Stmt &s = b.stmts[si];
+      for (auto &[name, a] : s.attrs.items) {
+        Attr simpler = a;
+        if (auto *d = std::get_if<double>(&a)) {
+          if (variant == 2) continue;
+          double want = variant == 0 ? 0.0 : 1.0;
+          if (*d == want || (variant == 1 && *d == 0.0)) continue;
+          simpler = want;
+        } else if (auto *f = std::get_if<bool>(&a)) {
+          if (variant != 0 || !*f) continue;
+          simpler = false;
+        } else if (auto *i = std::get_if<int64_t>(&a)) {
+          if (variant != 0 || *i == 0) continue;
+          simpler = int64_t{0};
+        } else {
+          continue;
+        }
+        a = simpler;
+        return reinferTypes(cand.program);
+      }
+      return false;
+    });
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+/// How far an attribute is from its simplest value; part of a case's weight.
+int64_t attrWeight(const Block &b) {
+  int64_t w = 0;
+  for (const auto &s : b.stmts) {
+    for (const auto &[name, a] : s.attrs.items) {
+      if (auto *d = std::get_if<double>(&a)) w += *d == 0.0 ? 0 : *d == 1.0 ? 1 : 2;
+      else if (auto *f = std::get_if<bool>(&a)) w += *f ? 1 : 0;
+      else if (auto *i = std::get_if<int64_t>(&a)) w += *i == 0 ? 0 : 1;
+    }
+    for (const auto &r : s.regions) w += attrWeight(r);
+  }
+  return w;
+}
+
+} // namespace
+
+bool reinferTypes(Program &p) {
+  std::map<ValueId, Type> types;
+  std::function<bool(Block &)> block = [&](Block &b) {
+    for (auto &d : b.params) types[d.id] = d.type;
+    for (auto &s : b.stmts) {
+      std::vector<Type> args;
+      for (auto a : s.args) {
+        auto it = types.find(a);
+        if (it == types.end()) return false;
+        args.push_back(it->second);
+      }
+      if (s.regions.empty()) {
+        Type t;
+        std::string err;
+        if (!inferOpType(s.op, args, s.attrs, t, err)) return false;
+        s.results[0].type = t;
+      } else {
+        std::vector<std::vector<Type>> params, yields;
+        if (!constructParams(s, args, params).empty()) return false;
+        for (size_t k = 0; k < s.regions.size(); ++k) {
+          auto &r = s.regions[k];
+          if (r.params.size() != params[k].size()) return false;
+          for (size_t i = 0; i < r.params.size(); ++i) r.params[i].type = params[k][i];
+          if (!block(r)) return false;
+          std::vector<Type> ys;
+          for (auto y : r.yields) ys.push_back(types[y]);
+          yields.push_back(ys);
+        }
+        std::vector<Type> results;
+        if (!constructResults(s, args, yields, results).empty() || results.size() != s.results.size()) return false;
+        for (size_t i = 0; i < s.results.size(); ++i) s.results[i].type = results[i];
+      }
+      for (auto &d : s.results) types[d.id] = d.type;
+    }
+    return true;
+  };
+  return block(p.body);
+}
+
+int64_t caseWeight(const Case &c) {
+  int64_t w = static_cast<int64_t>(c.program.size()) * 1000000;
+  w += static_cast<int64_t>(c.program.body.yields.size() + c.program.body.params.size()) * 10000;
+  for (const auto &l : c.spec.levels) {
+    w += 1000 + l.size * 10 + (l.chunk_size ? 5 : 0) + (l.randomness != "error" ? 5 : 0);
+    for (const auto &d : l.in_dims) w += d ? (*d == 0 ? 1 : 2) : 0;
+    for (auto d : l.out_dims) w += d == 0 ? 0 : 1;
+  }
+  for (const auto &p : c.program.body.params) w += (p.type.numel() + p.type.rank()) * 10;
+  for (const auto &l : c.spec.layouts) w += l.kind != Layout::Kind::Contiguous ? 5 : 0;
+  return w + attrWeight(c.program.body);
+}
+
+Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
+  using Pass = std::vector<Case> (*)(const Case &);
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropLoops, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+                                 simplifyAttrs};
+  ShrinkStats local;
+  ShrinkStats &st = stats ? *stats : local;
+  Case cur = start;
+  bool progress = true;
+  while (progress && st.attempts < maxAttempts) {
+    progress = false;
+    for (Pass pass : passes) {
+      for (Case &cand : pass(cur)) {
+        if (caseWeight(cand) >= caseWeight(cur) || !validateCase(cand).empty()) continue;
+        if (st.attempts >= maxAttempts) break;
+        ++st.attempts;
+        if (!fails(cand)) continue;
+        ++st.accepted;
+        cur = std::move(cand);
+        progress = true;
+        break; // re-run the pass list on the smaller case
+      }
+      if (progress) break;
+    }
+  }
+  return cur;
+}
+
+} // namespace vf

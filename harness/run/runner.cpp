@@ -1,0 +1,156 @@
+#include "harness/run/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <regex>
+
+#include "generators/data.h"
+#include "oracles/compare.h"
+#include "oracles/reference.h"
+
+namespace vf {
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// torch's own words for "this construct has no batching rule".
+bool saysUnsupported(const Outcome &o) {
+  static const std::regex re(
+      "(not (yet )?(implemented|supported).*(vmap|batch|functorch))|((vmap|batching rule).*not (yet )?(implemented|supported))|"
+      "There is no vmap rule|NotImplementedError.*Vmap|doesn't support vmap|"
+      // A higher-order op without a functorch_table entry for vmap fails its lookup.
+      "KeyError\\(<TransformType\\.Vmap",
+      std::regex::icase);
+  return std::regex_search(o.errorType + ": " + o.errorMessage, re);
+}
+
+std::string firstLine(const std::string &s) { return errorGist(s).substr(0, 300); }
+
+} // namespace
+
+Case atAnotherBatchSize(const Case &c) {
+  Case again = c;
+  int64_t &size = again.spec.levels[0].size;
+  size = size == 1 ? 3 : size + 1; // from 1 also crosses torch's 0/1 specialisation
+  return again;
+}
+
+Prepared Runner::prepare(const Case &c) const {
+  auto t0 = std::chrono::steady_clock::now();
+  Prepared p;
+  p.inputs = makeInputs(c);
+  p.reference = runReference(c, p.inputs, {opt_.float64Reference});
+  p.seconds = since(t0);
+  return p;
+}
+
+CaseResult Runner::run(const Case &c, const Prepared &prep) {
+  auto t0 = std::chrono::steady_clock::now();
+  CaseResult r;
+  r.system = backend_.name();
+  auto account = [&r](const Outcome &o) {
+    r.systemSeconds += o.systemSeconds;
+    r.emitSeconds += o.emitSeconds;
+    r.transportSeconds += o.transportSeconds;
+    r.workerSeconds += o.workerSeconds;
+    r.workerRssKb = std::max(r.workerRssKb, o.workerRssKb);
+  };
+  auto compare = [&r](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+    auto tc = std::chrono::steady_clock::now();
+    Comparison cmp = compareOutputs(a, b);
+    r.compareSeconds += since(tc);
+    return cmp;
+  };
+  const auto &inputs = prep.inputs;
+  const RefResult &ref = prep.reference;
+  r.referenceSeconds = prep.seconds;
+  auto finish = [&](Verdict v, std::string summary) {
+    r.verdict = v;
+    r.summary = std::move(summary);
+    r.totalSeconds = since(t0) + prep.seconds;
+    return r;
+  };
+  // The harness's own code around a run failed (the worker's serialisation, say): our bug.
+  auto harnessFailed = [&](const char *run, const Outcome &o) {
+    return finish(Verdict::HarnessBug, std::string("the harness failed around the ") + run + " run: " + o.errorType + ": " +
+                                           firstLine(o.errorMessage));
+  };
+  if (!ref.error.empty()) return finish(Verdict::Invalid, "the reference interpreter rejects the program: " + firstLine(ref.error));
+  r.expected = ref.outputs;
+  // A comparison near its boundary only matters when the results differ: then rounding may
+  // have flipped it, and the case is discarded rather than reported.
+  bool nearBoundary = ref.minMargin < kAmbiguityMargin;
+
+  // A compiled function is called a second time at another batch size: its guards must
+  // recompile or generalise, never return a stale result.
+  std::optional<Case> again;
+  Prepared againPrep;
+  if (backend_.checksRecompiles()) {
+    again = atAnotherBatchSize(c);
+    againPrep = prepare(*again);
+    r.referenceSeconds += againPrep.seconds;
+    if (!againPrep.reference.error.empty()) again.reset();
+  }
+  Outcome b = again ? backend_.runTwice(c, inputs, *again, againPrep.inputs) : backend_.run(c, inputs, RunMode::Batched);
+  account(b);
+  r.errorType = b.errorType;
+  r.errorMessage = b.errorMessage;
+  r.traceback = b.traceback;
+  r.actual = b.outputs;
+  if (b.status == Outcome::Status::HarnessError) return harnessFailed("batched", b);
+  if (b.status == Outcome::Status::Crash) return finish(Verdict::Crash, b.errorMessage);
+  if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
+  if (b.status == Outcome::Status::Oom) return finish(Verdict::Oom, b.errorMessage.empty() ? b.errorType : firstLine(b.errorMessage));
+  if (b.status == Outcome::Status::Ok) {
+    Comparison cmp = compare(ref.outputs, b.outputs);
+    if (cmp.equal && again) {
+      // The first call was right; now the second, at the other batch size.
+      Comparison cmp2 = compare(againPrep.reference.outputs, b.againOutputs);
+      if (cmp2.equal) return finish(Verdict::Pass, "");
+      r.againBatchSize = again->spec.levels[0].size;
+      r.expected = againPrep.reference.outputs;
+      r.actual = b.againOutputs;
+      std::string where = "called again at batch size " + std::to_string(r.againBatchSize) + " (first " +
+                          std::to_string(c.spec.levels[0].size) + "), the compiled function ";
+      if (againPrep.reference.minMargin < kAmbiguityMargin)
+        return finish(Verdict::Ambiguous, where + "differs near a decision boundary: " + cmp2.detail);
+      return finish(Verdict::Mismatch, where + "returns a wrong result: " + cmp2.detail);
+    }
+    if (cmp.equal) return finish(Verdict::Pass, "");
+    if (nearBoundary)
+      return finish(Verdict::Ambiguous, "results differ, but a comparison was within " + std::to_string(ref.minMargin) +
+                                            " of its boundary: " + cmp.detail);
+    // Before calling it a bug, the system's own per-example run must agree with our reference:
+    // otherwise the emitter or the reference is wrong, not torch's batching.
+    Outcome u = backend_.run(c, inputs, RunMode::PerExample);
+    account(u);
+    if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
+    if (u.status != Outcome::Status::Ok)
+      return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
+    Comparison self = compare(ref.outputs, u.outputs);
+    if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
+    return finish(Verdict::Mismatch, cmp.detail);
+  }
+  // The batched run raised: a bug only if every example runs alone (in the same mode).
+  const Case &failed = again && b.failedCall == 1 ? *again : c;
+  if (&failed != &c) {
+    r.againBatchSize = failed.spec.levels[0].size;
+    r.expected = againPrep.reference.outputs;
+  }
+  Outcome u = backend_.run(failed, &failed == &c ? inputs : againPrep.inputs, RunMode::PerExample);
+  account(u);
+  if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
+  if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang || u.status == Outcome::Status::Oom)
+    return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
+  if (u.status == Outcome::Status::Error)
+    return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
+  if (saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
+  std::string prefix = r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
+  return finish(Verdict::BatchedError, prefix + b.errorType + ": " + firstLine(b.errorMessage));
+}
+
+} // namespace vf
