@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets everything up (see ci/common.sh), builds, and runs a default campaign: CPU, eager,
+# Sets everything up (see ci/common.sh), builds, and runs a default campaign: CPU, direct + eager,
 # 120 seconds. Extra arguments go to `vmapfuzz fuzz` (e.g. --time 600 --seed 7).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 vf_build

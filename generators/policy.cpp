@@ -42,6 +42,7 @@ constexpr Field kFields[] = {
     {"max_redraws", &GenPolicy::maxRedraws, 0, 100},
     {"gpu_tier", &GenPolicy::gpuTier, 0, 1},
     {"deep_captures", &GenPolicy::deepCaptures, 0, 1},
+    {"keep_unsupported", &GenPolicy::keepUnsupported, 0, 1},
 };
 } // namespace
 

@@ -32,6 +32,9 @@ struct GenPolicy {
   /// 'child' / 'gt_true_branch' in function definition", reports/unbatched-error-dynamo-
   /// duplicate-argument): with 1, about 1.4 % of programs are rejected unbatched for it.
   int deepCaptures = 0;
+  /// 0: a campaign stops generating a construct that start-up probes find no batching rule for
+  /// in any of its modes (counted once in the summary). 1: keep generating it.
+  int keepUnsupported = 0;
   /// Input dtypes, repeated by weight (float32 most often); every program gets at least one
   /// non-empty floating input, since predicates, indices and trip counts are computed from one.
   std::vector<DType> dtypes = {DType::f32, DType::f32, DType::f32, DType::f64, DType::f16,

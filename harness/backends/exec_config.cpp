@@ -6,6 +6,7 @@
 namespace vf {
 
 std::string ExecConfig::modeName() const {
+  if (direct()) return "direct";
   if (!compiled()) return "eager";
   std::string n = "compile-" + compiler;
   if (dynamic) n += *dynamic ? "-dynamic" : "-static";
@@ -16,6 +17,7 @@ nlohmann::json ExecConfig::toJson() const {
   nlohmann::json j = {{"device", device}, {"compile", nullptr}, {"dynamic", nullptr}};
   if (compiled()) j["compile"] = compiler;
   if (dynamic) j["dynamic"] = *dynamic;
+  j["api"] = direct() ? "direct" : "public";
   return j;
 }
 
@@ -34,7 +36,7 @@ std::string replayFlagOf(const std::string &system) {
 
 const std::vector<std::string> &knownModes() {
   static const std::vector<std::string> modes = [] {
-    std::vector<std::string> m = {"eager"};
+    std::vector<std::string> m = {"direct", "eager"};
     for (const char *c : {"eager", "aot_eager", "inductor"})
       for (const char *s : {"", "-dynamic", "-static"}) m.push_back(std::string("compile-") + c + s);
     return m;
@@ -47,6 +49,10 @@ std::optional<ExecConfig> parseMode(const std::string &name) {
     if (m != name) continue;
     ExecConfig e;
     if (name == "eager") return e;
+    if (name == "direct") {
+      e.api = Api::Direct;
+      return e;
+    }
     std::string rest = name.substr(8); // after "compile-"
     for (const char *suffix : {"-dynamic", "-static"}) {
       std::string s = suffix;

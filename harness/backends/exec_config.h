@@ -9,7 +9,14 @@
 
 namespace vf {
 
+/// Which entry point of torch's control flow the emitted program calls.
+enum class Api {
+  Public, ///< torch.cond, torch.while_loop, scan, switch: the public wrappers (dynamo traces the branches)
+  Direct, ///< the higher-order ops themselves (cond_op, ...): the batching rules alone, no dynamo
+};
+
 struct ExecConfig {
+  Api api = Api::Public; ///< `direct` mode: Api::Direct (never compiled)
   /// "" runs `torch.vmap` eagerly; otherwise the `torch.compile` backend: eager, aot_eager, inductor.
   std::string compiler;
   /// The `dynamic=` argument of torch.compile: unset (torch's default: static first, automatic
@@ -18,7 +25,8 @@ struct ExecConfig {
   std::string device = "cpu"; ///< "cpu" or "cuda" (ROCm builds of torch also say "cuda")
 
   bool compiled() const { return !compiler.empty(); }
-  /// "eager", "compile-inductor", "compile-aot_eager-dynamic", "compile-inductor-static".
+  bool direct() const { return api == Api::Direct; }
+  /// "direct", "eager", "compile-inductor", "compile-aot_eager-dynamic", "compile-inductor-static".
   std::string modeName() const;
   /// The JSON the worker reads (protocol v2, "exec").
   nlohmann::json toJson() const;

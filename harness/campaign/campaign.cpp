@@ -80,7 +80,14 @@ public:
       }
       Prepared prep = runners.front()->prepare(c);
       std::vector<CaseResult> results;
-      for (Runner *r : runners) results.push_back(r->run(c, prep));
+      std::vector<Runner *> ran;
+      for (size_t k = 0; k < runners.size(); ++k) {
+        if (!shouldRun(c, *runners[k], k)) continue;
+        results.push_back(runners[k]->run(c, prep));
+        ran.push_back(runners[k]);
+        std::lock_guard<std::mutex> g(mu_);
+        modeSeconds_[k] += results.back().totalSeconds;
+      }
       // The inputs and reference were computed once, for all modes: count them once.
       for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
       {
@@ -93,10 +100,14 @@ public:
         s_.redraws += redraws;
         s_.nearBoundary += nearBoundary;
         for (const auto &r : results) count(c, r, cs, size);
+        if (opt_.caseLog)
+          for (const auto &r : results)
+            *opt_.caseLog << i << "\t" << cs << "\t" << size << "\t" << r.system << "\t" << verdictName(r.verdict) << "\t"
+                          << (isFinding(r.verdict) ? signatureOf(c, r) : "") << "\n";
       }
-      for (size_t k = 0; k < runners.size(); ++k)
+      for (size_t k = 0; k < ran.size(); ++k)
         if (isFinding(results[k].verdict) || results[k].verdict == Verdict::HarnessBug)
-          file(c, results[k], *runners[k], cs, size);
+          file(c, results[k], *ran[k], runners, cs, size);
       progress(false);
     }
   }
@@ -110,6 +121,26 @@ public:
 
 private:
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+  /// Whether runner `k` of a job runs this case: not when it cannot batch one of the case's
+  /// constructs, and a mode after the first only while it is within its share of the time.
+  bool shouldRun(const Case &c, Runner &r, size_t k) {
+    const std::string sys = r.backend().name();
+    auto un = opt_.unsupportedIn.find(sys);
+    bool skip = false;
+    if (un != opt_.unsupportedIn.end())
+      for (const auto &f : featuresOf(c))
+        if (un->second.count(f)) skip = true;
+    std::lock_guard<std::mutex> g(mu_);
+    if (!skip && k > 0 && opt_.otherModesShare < 1.0) {
+      double total = 0, others = 0;
+      for (const auto &[j, secs] : modeSeconds_) (j == 0 ? total : others) += secs;
+      total += others;
+      skip = others > opt_.otherModesShare * total;
+    }
+    if (skip) s_.skipped[sys]++;
+    return !skip;
+  }
 
   /// The command that regenerates a case of this campaign.
   std::string genLine(uint64_t cs, int size) const {
@@ -167,7 +198,7 @@ private:
 
   /// Shrinks a new finding (outside the lock, so other jobs go on) and files it; a finding that
   /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
-  void file(const Case &c, const CaseResult &r, Runner &runner, uint64_t cs, int size) {
+  void file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, uint64_t cs, int size) {
     std::ostringstream rep;
     rep << genLine(cs, size) << " > case.vf && vmapfuzz replay"
         << opt_.runFlags << replayFlagOf(r.system) << " case.vf";
@@ -175,15 +206,20 @@ private:
     // unshrunk one is first mapped through what earlier shrinking found.
     const std::string sig0 = signatureOf(c, r);
     std::string sig;
-    bool shrink = false;
+    bool shrink = false, fresh = false;
     {
       std::lock_guard<std::mutex> g(mu_);
       if (shrinking_.count(sig0)) {
         pending_[sig0].push_back({c, r, rep.str()});
         return;
       }
+      if (setAside_.count(sig0)) {
+        s_.setAside++;
+        return;
+      }
       sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
-      shrink = opt_.shrink && !store_.known(sig) && r.verdict != Verdict::HarnessBug;
+      fresh = !store_.known(sig) && r.verdict != Verdict::HarnessBug;
+      shrink = opt_.shrink && fresh;
       if (shrink) {
         shrinking_.insert(sig0);
         say("shrinking a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " (" +
@@ -196,11 +232,15 @@ private:
     if (shrink) {
       auto ts = std::chrono::steady_clock::now();
       ShrinkStats ss;
+      // Shrink in the fastest system of the job that fails the same way (direct before eager
+      // before compile: a direct run takes milliseconds), then confirm in the one that found it.
+      Runner &fast = fastestThatFailsAlike(c, r, runner, job);
+      const std::string fastSig = &fast == &runner ? sig : signatureOf(c, fast.run(c));
       filed = shrinkCase(c, [&](const Case &cand) {
-        // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
-        // as small as it got.
-        if (elapsed() > opt_.seconds + 60) return false;
-        return failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
+        // Past the campaign's time stop accepting: the case stays as small as it got, and
+        // --time holds, shrinking included.
+        if (elapsed() > opt_.seconds) return false;
+        return failsTheSameWay(r.verdict, fastSig, cand, fast.run(cand));
       }, &ss, opt_.maxShrinkAttempts);
       filedResult = runner.run(filed);
       if (filedResult.verdict != r.verdict) { // flaky: file the case as found
@@ -216,6 +256,22 @@ private:
       s_.shrinkAttempts += ss.attempts;
       s_.shrinkSeconds += took;
       s_.phases.shrink += took;
+    }
+    // A direct-mode finding is run through the public API before it is filed: where it shows
+    // there too, the public run is filed (its repro.py calls torch.cond & co.); where the public
+    // API rejects the program, the failure is an artefact of calling the op directly: set aside.
+    if (fresh && isFinding(filedResult.verdict)) {
+      std::string why;
+      if (!crossCheck(filed, filedResult, job, why)) {
+        std::lock_guard<std::mutex> g(mu_);
+        setAside_.insert(sig0);
+        s_.setAside++;
+        say("set aside (not a torch bug): " + why);
+        for (const auto &p : pending_[sig0]) (void)p, s_.setAside++;
+        pending_.erase(sig0);
+        shrinking_.erase(sig0);
+        return;
+      }
     }
     std::lock_guard<std::mutex> g(mu_);
     if (shrink) {
@@ -237,6 +293,58 @@ private:
     }
   }
 
+  /// The system of `job` to shrink `c` in: the first of direct, eager, the others whose run of
+  /// `c` gives the same verdict and the same signature apart from the mode; else `found`.
+  Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job) {
+    auto rank = [](Runner *x) {
+      ExecConfig e = execOfSystem(x->backend().name());
+      return e.direct() ? 0 : e.compiled() ? 2 : 1;
+    };
+    auto sansMode = [](const std::string &sig) { return sig.substr(sig.find('|')); };
+    const std::string want = sansMode(signatureOf(c, r));
+    Runner *best = &found;
+    for (Runner *x : job) {
+      if (x == &found || rank(x) >= rank(best) || x->backend().name().rfind("libtorch", 0) == 0) continue;
+      CaseResult alt = x->run(c);
+      if (alt.verdict == r.verdict && sansMode(signatureOf(c, alt)) == want) best = x;
+    }
+    return *best;
+  }
+
+  /// Re-runs a direct-mode finding through the public API (eager, same device) of `job` and
+  /// notes how it shows there in `r.elsewhere`. Returns false when the public API rejects the
+  /// program (verdict invalid): then `why` says so and the finding is not filed. Where the
+  /// public run fails too, `r` becomes that run, so the filed repro.py uses the public API.
+  bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string &why) {
+    ExecConfig found = execOfSystem(r.system);
+    if (!found.direct()) return true;
+    Runner *pub = nullptr;
+    for (Runner *x : job) {
+      ExecConfig e = execOfSystem(x->backend().name());
+      if (!e.direct() && !e.compiled() && e.device == found.device && x->backend().name().rfind("libtorch", 0) != 0) pub = x;
+    }
+    if (!pub) {
+      r.elsewhere = "not checked through the public API (no eager mode in this run)";
+      return true;
+    }
+    CaseResult p = pub->run(c);
+    std::string how = std::string(verdictName(p.verdict)) + (p.summary.empty() ? "" : " (" + p.summary.substr(0, 200) + ")");
+    if (p.verdict == Verdict::Invalid) {
+      why = "a direct-mode " + std::string(verdictName(r.verdict)) + " whose program the public API rejects: " + how;
+      return false;
+    }
+    if (isFinding(p.verdict)) {
+      std::string directWas = std::string(verdictName(r.verdict));
+      p.elsewhere = "found in direct mode (the op called under vmap without dynamo) as " + directWas +
+                    (p.verdict == r.verdict ? "; the public API fails the same way" : "; the public API gives " + how);
+      r = p;
+    } else {
+      r.elsewhere = "only when the op is called directly: through the public API (torch.cond & co.) the case gives " + how +
+                    ", so repro.py calls the op itself";
+    }
+    return true;
+  }
+
   const CampaignOptions &opt_;
   FindingStore &store_;
   std::ostream &log_;
@@ -246,6 +354,8 @@ private:
   CampaignStats s_;
   double lastPrint_ = 0;
   std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
+  std::set<std::string> setAside_;                     ///< signatures found that are not torch bugs
+  std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
   std::set<std::string> shrinking_;
   std::map<std::string, std::vector<Pending>> pending_;
 };
@@ -272,6 +382,7 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
   if (failure) std::rethrow_exception(failure);
   CampaignStats s = loop.finish();
   s.jobs = static_cast<int>(jobs.size());
+  s.notGenerated = opt.notGenerated;
   return s;
 }
 
@@ -315,6 +426,13 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     os << "  " << std::left << std::setw(20) << row << std::right << std::setw(8)
        << (it == s.coverage.counts().end() ? 0 : it->second) << "\n";
   }
+  for (const auto &[sys, n] : s.skipped) os << "not run in " << sys << ": " << n << " cases (its time share, or a construct it cannot batch)\n";
+  if (!s.notGenerated.empty()) {
+    os << "not generated (no batching rule in any mode, found by the start-up probes; --gen keep_unsupported=1 keeps them):";
+    for (const auto &c : s.notGenerated) os << " " << c;
+    os << "\n";
+  }
+  if (s.setAside) os << "set aside: " << s.setAside << " direct-mode failures whose programs the public API rejects (not torch bugs)\n";
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.
     os << "unsupported under vmap (runs per construct and mode in programs torch has no batching rule for):\n";

@@ -6,6 +6,7 @@
 #include <vector>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 
 #include "generators/policy.h"
@@ -23,12 +24,24 @@ struct CampaignOptions {
   GenPolicy policy;
   bool tty = false;      ///< rewrite the progress line in place
   bool shrink = true;    ///< shrink each new finding before filing it
-  int maxShrinkAttempts = 400;
+  /// A bound on one shrink's candidates, far above what a fixpoint takes: shrinking runs to
+  /// 1-minimality, and the campaign's deadline (--time, shrinking included) stops it first.
+  int maxShrinkAttempts = 20000;
   std::string genFlags;  ///< the --gen flags, repeated in every reproduce line
   std::string runFlags;  ///< flags replay needs too (--fault, --float64)
   /// This campaign runs the case indices i with i % shards == shard (of one campaign split over
   /// several machines); --cases bounds the index, so shards of one seed never overlap.
   int64_t shard = 0, shards = 1;
+  /// When set, one line per run: case index, case seed, size, system, verdict, signature
+  /// (`--case-log`): what a refactoring must leave unchanged, and a table of every case run.
+  std::ostream *caseLog = nullptr;
+  /// The modes after a job's first get at most this share of the time its systems take (1: every
+  /// case runs in every mode). The default campaign explores in `direct` and gives `eager` a share.
+  double otherModesShare = 1.0;
+  /// Constructs a system has no batching rule for (start-up probes, see learnUnsupported): a case
+  /// holding one is not run on that system.
+  std::map<std::string, std::set<std::string>> unsupportedIn;
+  std::vector<std::string> notGenerated; ///< constructs dropped from the policy by those probes
 };
 
 struct CampaignStats {
@@ -49,6 +62,9 @@ struct CampaignStats {
   int jobs = 1;      ///< parallel case loops (the phases add up to jobs x seconds)
   int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
   int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
+  std::map<std::string, int64_t> skipped;         ///< system -> runs left out (its time share, or no rule)
+  std::vector<std::string> notGenerated;          ///< constructs no system could batch: not generated
+  int64_t setAside = 0;   ///< direct-mode failures the public API rejects as invalid input: not filed
 };
 
 /// The seed of case `index` of a campaign with `seed`: the reproduce line names it.

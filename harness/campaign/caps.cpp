@@ -1,5 +1,7 @@
 #include "harness/campaign/caps.h"
 
+#include <map>
+
 #include <algorithm>
 #include <array>
 #include <iomanip>
@@ -138,6 +140,39 @@ std::string capabilityOf(Verdict v) {
   case Verdict::Invalid: return "rejected unbatched";
   default: return "FAILS: " + std::string(verdictName(v));
   }
+}
+
+std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOptions &opt, std::ostream &log) {
+  auto probes = capabilityProbes();
+  std::map<std::string, int> unsupportedOn; // construct -> runners with no rule for it
+  for (Runner *r : runners) {
+    std::map<std::string, bool> none; // construct -> every probe unsupported so far
+    for (const auto &p : probes) {
+      bool un = r->run(p.c).verdict == Verdict::Unsupported;
+      auto it = none.find(p.construct);
+      none[p.construct] = (it == none.end() ? true : it->second) && un;
+    }
+    for (const auto &[construct, un] : none)
+      if (un) {
+        opt.unsupportedIn[r->backend().name()].insert(construct);
+        unsupportedOn[construct]++;
+      }
+  }
+  std::vector<std::string> dropped;
+  for (const auto &[construct, n] : unsupportedOn) {
+    if (n != static_cast<int>(runners.size()) || opt.policy.keepUnsupported) continue;
+    std::string knob = (construct == "while_loop" ? std::string("while") : construct) + "_weight";
+    if (!setPolicyField(opt.policy, knob, 0).empty()) continue;
+    opt.genFlags += " --gen " + knob + "=0";
+    dropped.push_back(construct);
+    opt.notGenerated.push_back(construct);
+  }
+  if (!dropped.empty()) {
+    log << "vmapfuzz: this torch has no batching rule for";
+    for (const auto &c : dropped) log << " " << c;
+    log << " in any mode: not generated (--gen keep_unsupported=1 keeps them)\n";
+  }
+  return dropped;
 }
 
 int printCapabilities(const RunnerSet &runners, std::ostream &os) {

@@ -39,12 +39,13 @@ const char *kUsageText = R"(usage: vmapfuzz COMMAND [FLAGS]
 
 commands:
   fuzz    [--time SECONDS] [--cases N] [--seed N] [--out DIR] [--float64] [--no-shrink]
-          [--reports DIR] [--corpus DIR] [--jobs N] [--shard I/N] [--summary-json FILE]
+          [--reports DIR] [--corpus DIR] [--jobs N] [--shard I/N] [--summary-json FILE] [--case-log FILE]
           run a campaign; file each new signature under --reports (default OUT/findings), copy
           its shrunk case to --corpus; exit 0 when nothing new was found, 1 when something was.
           --jobs: worker processes run cases in parallel; --shard I/N: only case indices i
           with i % N == I (shards of one seed never overlap); --summary-json: counts, case
-          indices and findings for `merge`
+          indices and findings for `merge`; --case-log: one line per case and mode (index,
+          case seed, size, system, verdict, signature)
   nightly [--budget SECONDS] [--seed N] [--reports DIR] [--regressions DIR] [--out DIR]
           [--no-recheck] [--jobs N] [--shard I/N] [--cases N]
           the CI job: replay the regression corpus (default corpus/regressions), fuzz for the
@@ -70,7 +71,7 @@ commands:
           default --mode: every compiler, --device cpu,cuda)
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
           [--bytes FILE]    print the case a libFuzzer input (e.g. a crash-<hash> artifact) decodes to
-  emit    FILE      print the Python a case file is run as
+  emit    FILE [--mode MODE]   print the Python a case file is run as (direct: the ops called themselves)
   selftest [--fault NAME]... [--time SECONDS] [--cases N] [--seed N] [--target PERCENT]
           [--no-shrink] [--out DIR] [--list]
           plant each fault (default: all, then the control `none`) in torch's batching rules
@@ -82,8 +83,12 @@ common flags:
   --python PATH      python with torch for the worker (default: python3)
   --timeout-ms N     per-run deadline for the worker (default: 60000)
   --memory-mb N      the worker's memory limit (RLIMIT_DATA; default 8192, 0: none)
-  --mode LIST        execution modes, comma-separated (default: eager): eager,
-                     compile-BACKEND[-dynamic|-static] with BACKEND eager, aot_eager or inductor
+  --mode LIST        execution modes, comma-separated: direct (the control-flow ops called
+                     themselves under vmap: the batching rules without dynamo), eager (the
+                     public API), compile-BACKEND[-dynamic|-static] with BACKEND eager, aot_eager
+                     or inductor (default: eager; fuzz and nightly: direct,eager)
+  --other-modes-share PERCENT   fuzz/nightly: the modes after the first get at most this share
+                     of the systems' time (default 50 with the default modes, 100 with --mode)
   --device LIST      cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)
   --fault NAME       plant a fault in torch's batching rules in the worker (self-tests)
   --gen KEY=VALUE    generator setting, e.g. --gen max_depth=3 (see generators/policy.cpp)
@@ -309,8 +314,23 @@ vf::StoreOptions storeOptions(const Flags &f, const vf::Systems &systems) {
   return so;
 }
 
+/// The modes a campaign explores in by default: `direct` (the batching rules alone, hundreds of
+/// cases a second) for most of the time, and `eager` (the public API, which traces with dynamo)
+/// for kDefaultEagerShare percent of the time the systems take.
+const char *const kCampaignModes = "direct,eager";
+constexpr int kDefaultEagerShare = 50;
+
+/// What a campaign learns before it starts: the share of time of the modes after the first
+/// (--other-modes-share; by default 50 % with the default modes, 100 % with --mode), and which
+/// constructs the installed torch cannot batch (start-up probes).
+void campaignModes(const Flags &f, const vf::Systems &systems, vf::CampaignOptions &opt) {
+  int share = static_cast<int>(f.num("other-modes-share", f.has("mode") ? 100 : kDefaultEagerShare, 0, 100));
+  opt.otherModesShare = share / 100.0;
+  vf::learnUnsupported(systems.runners(), opt, std::cerr);
+}
+
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}, {"summary-json", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}, {"summary-json", true}, {"case-log", true}, {"other-modes-share", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
@@ -325,8 +345,9 @@ int cmdFuzz(int argc, char **argv) {
   parseShard(f, opt);
   int jobs = static_cast<int>(f.num("jobs", 1, 1, 256));
   std::string out = f.str("out", "vmapfuzz-out");
-  auto systems = startSystems(f, std::cerr, jobs);
+  auto systems = startSystems(f, std::cerr, jobs, kCampaignModes);
   if (systems->empty()) return kClean; // every device skipped: said so above
+  campaignModes(f, *systems, opt);
   vf::StoreOptions so = storeOptions(f, *systems);
   so.corpusDir = f.str("corpus", "");
   std::string reports = f.str("reports", out + "/findings");
@@ -334,6 +355,13 @@ int cmdFuzz(int argc, char **argv) {
   std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed;
   if (opt.shards > 1) std::cerr << ", shard " << opt.shard << "/" << opt.shards;
   std::cerr << ", filing to " << reports << " (" << store.all().size() << " signatures filed already)\n";
+  std::ofstream caseLog;
+  if (f.has("case-log")) {
+    caseLog.open(f.str("case-log", ""));
+    if (!caseLog) throw UsageError("--case-log: cannot write " + f.str("case-log", ""));
+    caseLog << "index\tcase_seed\tsize\tsystem\tverdict\tsignature\n";
+    opt.caseLog = &caseLog;
+  }
   auto stats = vf::runCampaign(opt, systems->jobs(), store, std::cerr);
   vf::printSummary(stats, store, std::cout);
   if (f.has("summary-json"))
@@ -457,7 +485,8 @@ int cmdShrink(int argc, char **argv) {
 
 int cmdNightly(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({{"budget", true}, {"seed", true}, {"reports", true}, {"regressions", true},
-                                              {"out", true}, {"no-recheck", false}, {"jobs", true}, {"shard", true}, {"cases", true}}));
+                                              {"out", true}, {"no-recheck", false}, {"jobs", true}, {"shard", true}, {"cases", true},
+                                              {"other-modes-share", true}}));
   if (!f.positional.empty()) throw UsageError("nightly takes no positional arguments");
   vf::NightlyOptions no;
   no.budgetSeconds = static_cast<double>(f.num("budget", 600, 1, 100000000));
@@ -479,8 +508,9 @@ int cmdNightly(int argc, char **argv) {
       for (const auto &file : expandCaseFiles({regressions})) no.regressions.push_back({file, loadCase(file)});
   } else if (f.has("regressions"))
     throw UsageError("--regressions " + regressions + ": not a directory");
-  auto systems = startSystems(f, std::cerr, static_cast<int>(f.num("jobs", 1, 1, 256)));
+  auto systems = startSystems(f, std::cerr, static_cast<int>(f.num("jobs", 1, 1, 256)), kCampaignModes);
   if (systems->empty()) return kClean;
+  campaignModes(f, *systems, no.campaign);
   if (!f.has("no-recheck")) no.python = f.str("python", "python3");
   vf::FindingStore store(no.reportsDir, storeOptions(f, *systems));
   std::cerr << "vmapfuzz nightly: budget " << no.budgetSeconds << " s, seed " << no.campaign.seed << ", "
@@ -537,9 +567,11 @@ int cmdGen(int argc, char **argv) {
 }
 
 int cmdEmit(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, {});
+  Flags f = Flags::parse(argc, argv, 2, {{"mode", true}});
   if (f.positional.size() != 1) throw UsageError("emit needs exactly one case file");
-  std::cout << vf::emitModule(loadCase(f.positional[0]));
+  auto mode = vf::parseMode(f.str("mode", "eager"));
+  if (!mode) throw UsageError("--mode: unknown mode '" + f.str("mode", "") + "'");
+  std::cout << vf::emitModule(loadCase(f.positional[0]), mode->api);
   return kClean;
 }
 

@@ -158,11 +158,12 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
   } else {
     md << r.summary << "\n";
   }
+  if (!r.elsewhere.empty()) md << "\n**Where it shows:** " << r.elsewhere << "\n";
   md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
         "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
   for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected output " << i << ": `" << describeTensor(r.expected[i]) << "`\n";
   md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
-     << emitModule(c) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
+     << emitModule(c, execOfSystem(r.system).api) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
      << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
   md << "## Environment\n\n";
   for (auto it = env.begin(); it != env.end(); ++it) md << "- " << it.key() << ": " << it.value().dump() << "\n";
@@ -198,7 +199,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   rec.dir = dir_ + "/" + name;
   fs::create_directories(rec.dir);
   writeFileAtomic(rec.dir + "/case.vf", printCase(c));
-  writeFileAtomic(rec.dir + "/program.py", emitModule(c));
+  writeFileAtomic(rec.dir + "/program.py", emitModule(c, execOfSystem(r.system).api));
   std::ostringstream head;
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
@@ -217,6 +218,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
       << "\nreproduce: " << reproduceLine << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
+  if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
   res << "\n";
   res << "expected (each example alone, reference interpreter):\n";
   for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";
@@ -236,6 +238,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
                          {"summary", r.summary},
                          {"reproduce", reproduceLine},
                          {"shrinking", shrinkNote},
+                         {"other_modes", r.elsewhere},
                          {"standalone", rec.standalone},
                          {"environment", env},
                          {"first_seen", nowUtc()},

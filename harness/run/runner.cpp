@@ -23,7 +23,8 @@ bool saysUnsupported(const Outcome &o) {
       "(not (yet )?(implemented|supported).*(vmap|batch|functorch))|((vmap|batching rule).*not (yet )?(implemented|supported))|"
       "There is no vmap rule|NotImplementedError.*Vmap|doesn't support vmap|"
       // A higher-order op without a functorch_table entry for vmap fails its lookup.
-      "KeyError\\(<TransformType\\.Vmap",
+      // (a direct call raises the KeyError itself: "KeyError: <TransformType.Vmap: 1>").
+      "KeyError(\\(|: )<TransformType\\.Vmap",
       std::regex::icase);
   return std::regex_search(o.errorType + ": " + o.errorMessage, re);
 }

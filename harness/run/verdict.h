@@ -42,6 +42,9 @@ struct CaseResult {
   int64_t againBatchSize = 0;
   double compareSeconds = 0, emitSeconds = 0, transportSeconds = 0, workerSeconds = 0; ///< see Outcome
   int64_t workerRssKb = 0;
+  /// How the same case fares on the campaign's other systems (filled before filing a finding,
+  /// e.g. a direct-mode finding re-run through the public API): one line per system.
+  std::string elsewhere;
 };
 
 } // namespace vf

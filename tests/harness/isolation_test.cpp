@@ -39,7 +39,7 @@ int summaryCases(const std::string &out) {
 
 
 /// The worker faults fire on every second batched run of a worker process.
-const std::string kCampaign = " --cases 6 --time 600 --seed 5 --no-shrink";
+const std::string kCampaign = " --cases 6 --time 600 --seed 5 --no-shrink --mode eager"; // one mode: one verdict table
 
 struct WorkerFault {
   const char *fault;

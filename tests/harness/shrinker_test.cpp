@@ -55,6 +55,20 @@ RC_GTEST_PROP(Shrinker, NeverGrowsAndKeepsTheFailure, ()) {
   RC_ASSERT(shrinkCase(c, fails, nullptr, 500) == s); // deterministic
 }
 
+// Shrinking runs its passes to a fixpoint, not to an attempt cap: the result is 1-minimal under
+// the shrinker's own passes, i.e. shrinking it again accepts no candidate at all.
+RC_GTEST_PROP(Shrinker, ShrunkCasesAreOneMinimal, ()) {
+  Case c = *genCase(GenPolicy{});
+  auto ops = opsOf(c.program.body);
+  RC_PRE(!ops.empty());
+  std::string target = *rc::gen::elementOf(ops);
+  auto fails = [&](const Case &cand) { return usesOp(cand.program.body, target); };
+  Case s = shrinkCase(c, fails, nullptr, 1000000);
+  ShrinkStats again;
+  RC_ASSERT(shrinkCase(s, fails, &again, 1000000) == s);
+  RC_ASSERT(again.accepted == 0);
+}
+
 TEST(Shrinker, CutsACondCaseDownToItsCore) {
   Case c = parseCase(R"(vmap size=5 in_dims=(-1,None) out_dims=(1,0) chunk_size=3
 vmap size=3 in_dims=(0,0) out_dims=(0,0)

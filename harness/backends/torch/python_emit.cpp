@@ -26,7 +26,7 @@ std::string tupleText(const std::vector<std::string> &items) {
 
 class Emitter {
 public:
-  explicit Emitter(const Program &p) {
+  Emitter(const Program &p, Api api) : direct_(api == Api::Direct) {
     for (const auto &d : p.body.params) inputs_.insert(d.id);
   }
 
@@ -41,6 +41,10 @@ public:
 
 private:
   std::set<ValueId> inputs_;
+  /// Direct mode: the higher-order ops are called themselves, through the `_cond`, `_switch`,
+  /// `_while_loop` and `_scan` helpers of directPrelude(); captured values are lifted into
+  /// explicit trailing operands, as dynamo lifts them on the public path.
+  bool direct_;
 
   /// Values that share storage have the same root: a view op's result shares its argument's.
   std::map<ValueId, ValueId> root_;
@@ -135,9 +139,10 @@ private:
 
   /// `def NAME(params):` and the region's body.
   void function(std::ostream &os, const std::string &name, const Block &r, int indent, Ret ret = Ret::Tuple,
-                size_t carries = 0) {
+                size_t carries = 0, const std::vector<std::string> &lifted = {}) {
     std::vector<std::string> ps;
     for (const auto &d : r.params) ps.push_back(v(d.id));
+    ps.insert(ps.end(), lifted.begin(), lifted.end());
     os << std::string(indent, ' ') << "def " << name << "(" << join(ps) << "):\n";
     block(os, r, indent + 4, true, ret, 0, carries);
   }
@@ -170,7 +175,15 @@ private:
     bool selects = s.op == "cond" || s.op == "switch";
     size_t firstOperand = selects && !(s.op == "cond" && s.attrs.find("pred")) ? 1 : 0;
     std::vector<ValueId> renamed = unalias(os, s, firstOperand, args, indent);
-    construct(os, s, indent, results, args, tag);
+    std::vector<std::string> lifted;
+    if (direct_) {
+      std::set<ValueId> caps;
+      captured(s, caps);
+      for (auto c : caps) lifted.push_back(v(c));
+      directConstruct(os, s, indent, results, args, lifted, tag);
+    } else {
+      construct(os, s, indent, results, args, tag);
+    }
     for (auto c : renamed) rename_.erase(c);
   }
 
@@ -211,6 +224,45 @@ private:
       os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
          << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+    }
+  }
+  /// Direct mode: the same regions as functions that take their captured values as trailing
+  /// parameters, and a call of the op's helper (directPrelude) with those values lifted.
+  void directConstruct(std::ostream &os, const Stmt &s, int indent, const std::vector<std::string> &results,
+                       const std::vector<std::string> &args, const std::vector<std::string> &lifted,
+                       const std::string &tag) {
+    std::string pad(indent, ' ');
+    auto withLifted = [&](std::vector<std::string> xs) {
+      xs.insert(xs.end(), lifted.begin(), lifted.end());
+      return xs.empty() ? std::string("()") : tupleText(xs);
+    };
+    if (s.op == "cond") {
+      function(os, "true_fn_" + tag, s.regions[0], indent, Ret::Tuple, 0, lifted);
+      function(os, "false_fn_" + tag, s.regions[1], indent, Ret::Tuple, 0, lifted);
+      bool pythonBool = s.attrs.find("pred") != nullptr;
+      std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
+      os << pad << unpackTarget(results) << " = _cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag << ", "
+         << withLifted({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
+    } else if (s.op == "switch") {
+      std::vector<std::string> names;
+      for (size_t k = 0; k < s.regions.size(); ++k) {
+        names.push_back("branch_" + tag + "_" + std::to_string(k));
+        function(os, names.back(), s.regions[k], indent, Ret::Tuple, 0, lifted);
+      }
+      os << pad << unpackTarget(results) << " = _switch(" << args[0] << ", " << tupleText(names) << ", "
+         << withLifted({args.begin() + 1, args.end()}) << ")\n";
+    } else if (s.op == "while_loop") {
+      function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single, 0, lifted);
+      function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size(), lifted);
+      os << pad << unpackTarget(results) << " = _while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
+         << tupleText(contiguous(args)) << ", " << withLifted({}) << ")\n";
+    } else if (s.op == "scan") {
+      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+      // combine_fn(*carries, *x_slices, *lifted) -> (*next_carries, *ys): the flat form scan_op takes.
+      function(os, "combine_fn_" + tag, s.regions[0], indent, Ret::Tuple, k, lifted);
+      os << pad << unpackTarget(results) << " = _scan(combine_fn_" << tag << ", "
+         << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
+         << ", " << withLifted({}) << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
     }
   }
 };
@@ -322,19 +374,72 @@ std::string layoutFunction(const Case &c) {
   return os.str();
 }
 
+/// Direct mode's helpers: each does what the public wrapper does before it calls the op (the
+/// eager short-cut for a Python-bool predicate, the index clamp, reverse as flips, the checks
+/// whose absence would let the op misbehave instead of raising), then calls the op itself.
+/// Only the helpers of the constructs a program uses are emitted, so a torch without one of
+/// the ops fails only the programs that need it.
+std::string directPrelude(const std::set<std::string> &used) {
+  std::ostringstream os;
+  if (used.count("cond"))
+    os << "from torch._higher_order_ops.cond import cond_op\n";
+  if (used.count("switch"))
+    os << "from torch._higher_order_ops.switch import switch_op\n";
+  if (used.count("while_loop"))
+    os << "from torch._higher_order_ops.while_loop import while_loop_op\n";
+  if (used.count("scan"))
+    os << "from torch._higher_order_ops.scan import scan_op\n";
+  os << "\n\n";
+  if (used.count("cond"))
+    os << "def _cond(pred, true_fn, false_fn, operands):\n"
+          "    \"\"\"torch.cond without dynamo: a Python bool runs its branch eagerly (as torch.cond does).\"\"\"\n"
+          "    if isinstance(pred, bool):\n"
+          "        return (true_fn if pred else false_fn)(*operands)\n"
+          "    if pred.numel() != 1:\n"
+          "        raise RuntimeError(f\"Expected pred to be bool or single-element tensor, but got {pred}.\")\n"
+          "    return cond_op(pred, true_fn, false_fn, tuple(operands))\n\n\n";
+  if (used.count("switch"))
+    os << "def _switch(index, branches, operands):\n"
+          "    \"\"\"switch without dynamo: the index is clamped into range, as switch() does.\"\"\"\n"
+          "    if len(branches) == 1:\n"
+          "        return branches[0](*operands)\n"
+          "    return switch_op(index.clamp(0, len(branches) - 1), tuple(branches), tuple(operands))\n\n\n";
+  if (used.count("while_loop"))
+    os << "def _while_loop(cond_fn, body_fn, carries, additional_inputs):\n"
+          "    \"\"\"torch.while_loop without dynamo: cond_fn and body_fn take (*carries, *additional_inputs).\"\"\"\n"
+          "    return while_loop_op(cond_fn, body_fn, tuple(carries), tuple(additional_inputs))\n\n\n";
+  if (used.count("scan"))
+    os << "def _scan(combine_fn, init, xs, additional_inputs, reverse):\n"
+          "    \"\"\"scan without dynamo: scan_op always runs forward over dim 0, so reverse flips the xs\n"
+          "    before and the ys after, as scan() does. Returns (*final_carries, *stacked_ys).\"\"\"\n"
+          "    if not init:\n"
+          "        raise RuntimeError(\"scan() operator requires init leaves.\")\n"
+          "    if reverse:\n"
+          "        xs = [x.flip([0]) for x in xs]\n"
+          "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs))\n"
+          "    carries, ys = tuple(out[:len(init)]), tuple(out[len(init):])\n"
+          "    if reverse:\n"
+          "        ys = tuple(y.flip([0]) for y in ys)\n"
+          "    return carries + ys\n\n\n";
+  return os.str();
+}
+
 } // namespace
 
-std::string emitProgram(const Program &p) { return Emitter(p).program(p); }
+std::string emitProgram(const Program &p, Api api) { return Emitter(p, api).program(p); }
 
-std::string emitModule(const Case &c) {
+std::string emitModule(const Case &c, Api api) {
   std::ostringstream os;
   std::set<std::string> used;
   usedConstructs(c.program.body, used);
   os << "import torch\n";
-  // switch and scan are not exported under torch.* yet.
-  if (used.count("switch")) os << "from torch._higher_order_ops.switch import switch\n";
-  if (used.count("scan")) os << "from torch._higher_order_ops.scan import scan\n";
-  os << "\n\n" << emitProgram(c.program) << "\n\n";
+  if (api == Api::Direct) os << directPrelude(used);
+  else {
+    // switch and scan are not exported under torch.* yet.
+    if (used.count("switch")) os << "from torch._higher_order_ops.switch import switch\n";
+    if (used.count("scan")) os << "from torch._higher_order_ops.scan import scan\n";
+  }
+  os << "\n\n" << emitProgram(c.program, api) << "\n\n";
   // batched: vmap levels from the innermost out.
   std::string expr = "program";
   for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {
@@ -377,7 +482,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   std::istringstream hc(headerComment);
   for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
   os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
-  os << emitModule(c);
+  os << emitModule(c, opt.exec.api);
   const ExecConfig &ex = opt.exec;
   if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
   if (ex.compiled()) {

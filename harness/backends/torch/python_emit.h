@@ -11,10 +11,11 @@
 
 namespace vf {
 
-/// `def program(x0, x1): ...` with control flow as torch.cond and nested functions.
-std::string emitProgram(const Program &p);
+/// `def program(x0, x1): ...` with control flow as torch.cond and nested functions; with
+/// Api::Direct, as calls of the higher-order ops themselves (see directPrelude in the .cpp).
+std::string emitProgram(const Program &p, Api api = Api::Public);
 /// The full module the worker executes: imports, program, batched, per_example.
-std::string emitModule(const Case &c);
+std::string emitModule(const Case &c, Api api = Api::Public);
 struct ReproOptions {
   ExecConfig exec;                  ///< compile `batched` and pick the default device as the finding's mode did
   std::optional<Case> again;        ///< a second call at another batch size (guards of a compiled function)

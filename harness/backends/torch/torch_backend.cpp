@@ -50,7 +50,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   auto tEmit = std::chrono::steady_clock::now();
-  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c)},
+  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec_.api)},
                         {"mode", mode == RunMode::Batched ? "batched" : "unbatched"}, {"exec", exec_.toJson()}};
   req["tensors"] = nlohmann::json::array();
   req["calls"] = nlohmann::json::array();

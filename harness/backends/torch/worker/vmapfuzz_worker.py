@@ -7,7 +7,7 @@ Protocol (version 2), over stdin/stdout, one request then one response:
   request := {"v": 2, "op": "hello"}
            | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched",
               "exec": {"device": "cpu" | "cuda", "compile": null | "eager" | "aot_eager" | "inductor",
-                       "dynamic": null | true | false},
+                       "dynamic": null | true | false, "api": "public" | "direct"},
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
               "error": {"type", "message", "traceback", "call": k, "oom": bool},
@@ -191,8 +191,10 @@ def main():
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
-            # would otherwise leak from one case into the next.
-            torch._dynamo.reset()
+            # would otherwise leak from one case into the next. A direct-mode program calls the
+            # higher-order ops themselves and never enters dynamo: nothing to reset.
+            if ex.get("api") != "direct":
+                torch._dynamo.reset()
             if req["mode"] == "batched":
                 batched_runs += 1
                 if batched_runs % 2 == 0:
