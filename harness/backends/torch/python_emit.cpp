@@ -375,8 +375,11 @@ std::string layoutFunction(const Case &c) {
 }
 
 /// Direct mode's helpers: each does what the public wrapper does before it calls the op (the
-/// eager short-cut for a Python-bool predicate, the index clamp, reverse as flips, the checks
-/// whose absence would let the op misbehave instead of raising), then calls the op itself.
+/// eager short-cut for a Python-bool predicate, the index clamp, reverse as flips), then calls
+/// the op itself. torch.cond's own input checks (a one-element predicate, tensor operands) are
+/// left out on purpose: a valid program always passes them at the top level, and inside a
+/// region the public path does not make them either (under dynamo, torch.cond goes straight to
+/// cond_op), so checking there would report failures the public API never shows.
 /// Only the helpers of the constructs a program uses are emitted, so a torch without one of
 /// the ops fails only the programs that need it.
 std::string directPrelude(const std::set<std::string> &used) {
@@ -395,8 +398,6 @@ std::string directPrelude(const std::set<std::string> &used) {
           "    \"\"\"torch.cond without dynamo: a Python bool runs its branch eagerly (as torch.cond does).\"\"\"\n"
           "    if isinstance(pred, bool):\n"
           "        return (true_fn if pred else false_fn)(*operands)\n"
-          "    if pred.numel() != 1:\n"
-          "        raise RuntimeError(f\"Expected pred to be bool or single-element tensor, but got {pred}.\")\n"
           "    return cond_op(pred, true_fn, false_fn, tuple(operands))\n\n\n";
   if (used.count("switch"))
     os << "def _switch(index, branches, operands):\n"
