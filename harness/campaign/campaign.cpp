@@ -199,9 +199,11 @@ private:
   /// Shrinks a new finding (outside the lock, so other jobs go on) and files it; a finding that
   /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
   void file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, uint64_t cs, int size) {
+    auto reproduce = [&](const std::string &system) {
+      return genLine(cs, size) + " > case.vf && vmapfuzz replay" + opt_.runFlags + replayFlagOf(system) + " case.vf";
+    };
     std::ostringstream rep;
-    rep << genLine(cs, size) << " > case.vf && vmapfuzz replay"
-        << opt_.runFlags << replayFlagOf(r.system) << " case.vf";
+    rep << reproduce(r.system);
     // A mismatch is named by the constructs of its shrunk case, so the signature of an
     // unshrunk one is first mapped through what earlier shrinking found.
     const std::string sig0 = signatureOf(c, r);
@@ -279,7 +281,9 @@ private:
       say("shrunk: " + note);
     }
     auto tFile = std::chrono::steady_clock::now();
-    auto rec = store_.record(filed, filedResult, rep.str(), note, sig);
+    // The public API's run is filed where a direct-mode finding shows there too: replay it there.
+    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep.str() : reproduce(filedResult.system),
+                             note, sig);
     s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
     if (rec.isNew) {
       std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;

@@ -86,6 +86,8 @@ TEST(CampaignModes, ADirectFailureThatShowsThroughThePublicApiIsFiledAsThePublic
   std::ifstream meta(rec.dir + "/meta.json");
   auto j = nlohmann::json::parse(meta);
   EXPECT_NE(j.value("other_modes", "").find("found in direct mode"), std::string::npos) << j.dump(2);
+  // Its reproduce line replays it where it was filed: through the public API.
+  EXPECT_NE(j.value("reproduce", "").find("replay --mode eager case.vf"), std::string::npos) << j.dump(2);
   EXPECT_EQ(s.setAside, 0);
 }
 
