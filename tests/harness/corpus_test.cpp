@@ -16,10 +16,10 @@
 using namespace vf;
 namespace fs = std::filesystem;
 
-TEST(Corpus, EverySeedReplaysWithTheReferenceValues) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
-  TorchBackend torch(w);
+namespace {
+
+/// Every seed's per-example run on `torch` gives the reference's values.
+void everySeedAgreesWithTheReference(TorchBackend &torch) {
   std::set<std::string> constructs;
   int checked = 0;
   for (auto &e : fs::directory_iterator(VMAPFUZZ_SOURCE_DIR "/corpus/seeds")) {
@@ -46,4 +46,25 @@ TEST(Corpus, EverySeedReplaysWithTheReferenceValues) {
   }
   EXPECT_GE(checked, 6);
   EXPECT_EQ(constructs, (std::set<std::string>{"cond", "scan", "switch", "while_loop"}));
+}
+
+} // namespace
+
+TEST(Corpus, EverySeedReplaysWithTheReferenceValues) {
+  WorkerConfig w;
+  w.script = defaultWorkerScript();
+  TorchBackend torch(w);
+  everySeedAgreesWithTheReference(torch);
+}
+
+// Direct mode calls the ops themselves through helpers that stand in for the public wrappers
+// (the index clamp, scan's reverse, captured values lifted into operands): without vmap, each
+// seed must still compute what the reference computes.
+TEST(Corpus, EverySeedReplaysWithTheReferenceValuesInDirectMode) {
+  WorkerConfig w;
+  w.script = defaultWorkerScript();
+  ExecConfig direct;
+  direct.api = Api::Direct;
+  TorchBackend torch(std::make_shared<WorkerProcess>(w), direct, "cpu");
+  everySeedAgreesWithTheReference(torch);
 }
