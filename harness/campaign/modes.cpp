@@ -1,0 +1,59 @@
+#include "harness/campaign/modes.h"
+
+#include "harness/backends/exec_config.h"
+
+namespace vf {
+namespace {
+
+/// The in-process libtorch backend has no modes (its name parses as no torch mode).
+bool isLibtorch(const Runner *x) { return x->backend().name().rfind("libtorch", 0) == 0; }
+
+} // namespace
+
+Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job) {
+  auto rank = [](Runner *x) {
+    ExecConfig e = execOfSystem(x->backend().name());
+    return e.direct() ? 0 : e.compiled() ? 2 : 1;
+  };
+  auto sansMode = [](const std::string &sig) { return sig.substr(sig.find('|')); };
+  const std::string want = sansMode(signatureOf(c, r));
+  Runner *best = &found;
+  for (Runner *x : job) {
+    if (x == &found || rank(x) >= rank(best) || isLibtorch(x)) continue;
+    CaseResult alt = x->run(c);
+    if (alt.verdict == r.verdict && sansMode(signatureOf(c, alt)) == want) best = x;
+  }
+  return *best;
+}
+
+bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string &why) {
+  ExecConfig found = execOfSystem(r.system);
+  if (!found.direct()) return true;
+  Runner *pub = nullptr;
+  for (Runner *x : job) {
+    ExecConfig e = execOfSystem(x->backend().name());
+    if (!e.direct() && !e.compiled() && e.device == found.device && !isLibtorch(x)) pub = x;
+  }
+  if (!pub) {
+    r.elsewhere = "not checked through the public API (no eager mode in this run)";
+    return true;
+  }
+  CaseResult p = pub->run(c);
+  std::string how = std::string(verdictName(p.verdict)) + (p.summary.empty() ? "" : " (" + p.summary.substr(0, 200) + ")");
+  if (p.verdict == Verdict::Invalid) {
+    why = "a direct-mode " + std::string(verdictName(r.verdict)) + " whose program the public API rejects: " + how;
+    return false;
+  }
+  if (isFinding(p.verdict)) {
+    std::string directWas = std::string(verdictName(r.verdict));
+    p.elsewhere = "found in direct mode (the op called under vmap without dynamo) as " + directWas +
+                  (p.verdict == r.verdict ? "; the public API fails the same way" : "; the public API gives " + how);
+    r = p;
+  } else {
+    r.elsewhere = "only when the op is called directly: through the public API (torch.cond & co.) the case gives " + how +
+                  ", so repro.py calls the op itself";
+  }
+  return true;
+}
+
+} // namespace vf
