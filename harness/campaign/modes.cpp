@@ -6,7 +6,7 @@ namespace vf {
 namespace {
 
 /// The in-process libtorch backend has no modes (its name parses as no torch mode).
-bool isLibtorch(const Runner *x) { return x->backend().name().rfind("libtorch", 0) == 0; }
+bool isLibtorch(Runner *x) { return x->backend().name().rfind("libtorch", 0) == 0; }
 
 } // namespace
 
