@@ -11,6 +11,7 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
+#include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
@@ -129,6 +130,17 @@ std::string confirmStandalone(const std::string &python, const std::string &dir)
   return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
 }
 
+/// Copies each preloaded file into DIR/preload/, for repro.py to run on another machine.
+void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) {
+  if (preloads.empty()) return;
+  auto names = preloadFileNames(preloads);
+  fs::create_directories(dir + "/preload");
+  for (size_t i = 0; i < preloads.size(); ++i) {
+    std::error_code ec; // gone since the worker started: repro.py falls back to the path and says so
+    fs::copy_file(preloads[i].path, dir + "/preload/" + names[i], fs::copy_options::overwrite_existing, ec);
+  }
+}
+
 std::string title(const Case &c, const CaseResult &r) {
   std::map<std::string, int> seen;
   constructs(c.program.body, seen);
@@ -203,6 +215,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
   ro.exec = execOfSystem(r.system);
+  ro.preloads = preloadsFromJson(opt_.environment.value("preload", nlohmann::json::array()));
+  copyPreloads(ro.preloads, rec.dir);
   if (r.againBatchSize) {
     ro.again = c;
     ro.again->spec.levels[0].size = r.againBatchSize;
@@ -217,6 +231,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
       << "\nreproduce: " << reproduceLine << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
+  for (const auto &p : ro.preloads) res << "preload: " << p.path << " sha256 " << p.sha256 << "\n";
   res << "\n";
   res << "expected (each example alone, reference interpreter):\n";
   for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";
