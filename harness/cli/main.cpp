@@ -21,6 +21,7 @@
 #include "harness/campaign/caps.h"
 #include "harness/campaign/nightly.h"
 #include "harness/campaign/summary.h"
+#include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
 #include "harness/run/systems.h"
 #include "harness/campaign/selftest.h"
@@ -541,8 +542,7 @@ int cmdCaps(int argc, char **argv) {
   const auto &env = systems->environment();
   std::cout << "batching rules in torch " << env.value("torch", "?") << " (python " << env.value("python", "?")
             << "): ok = batched equals per-example; no rule = torch says it cannot vmap this\n";
-  for (const auto &p : env.value("preload", nlohmann::json::array()))
-    std::cout << "preloaded: " << p.value("path", "?") << " (sha256 " << p.value("sha256", "?") << ")\n";
+  for (const auto &p : vf::preloadsOf(env)) std::cout << "preloaded: " << p.path << " (sha256 " << p.sha256 << ")\n";
   std::cout << "\n";
   vf::printCapabilities(systems->runners(), std::cout);
   for (const auto &s : systems->skipped()) std::cout << s << "\n";

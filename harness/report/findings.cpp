@@ -177,7 +177,11 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
      << emitModule(c) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
      << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
   md << "## Environment\n\n";
-  for (auto it = env.begin(); it != env.end(); ++it) md << "- " << it.key() << ": " << it.value().dump() << "\n";
+  for (auto it = env.begin(); it != env.end(); ++it)
+    if (it.key() != "preload") md << "- " << it.key() << ": " << it.value().dump() << "\n";
+  for (const auto &p : preloadsOf(env))
+    md << "- preloaded before the case (`--preload`; repro.py runs it from `preload/`): `" << p.path << "`, sha256 `"
+       << p.sha256 << "`\n";
   md << "\nFound and shrunk by vmapfuzz. The case in its text format is `case.vf`.\n";
   return md.str();
 }
@@ -215,7 +219,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
   ro.exec = execOfSystem(r.system);
-  ro.preloads = preloadsFromJson(opt_.environment.value("preload", nlohmann::json::array()));
+  ro.preloads = preloadsOf(opt_.environment);
   copyPreloads(ro.preloads, rec.dir);
   if (r.againBatchSize) {
     ro.again = c;

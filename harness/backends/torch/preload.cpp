@@ -12,6 +12,11 @@ std::vector<Preload> preloadsFromJson(const nlohmann::json &list) {
   return out;
 }
 
+std::vector<Preload> preloadsOf(const nlohmann::json &environment) {
+  return environment.is_object() && environment.contains("preload") ? preloadsFromJson(environment["preload"])
+                                                                    : std::vector<Preload>{};
+}
+
 nlohmann::json preloadsToJson(const std::vector<Preload> &preloads) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto &p : preloads) list.push_back({{"path", p.path}, {"sha256", p.sha256}});

@@ -17,6 +17,9 @@ struct Preload {
 
 /// The worker's hello "preloads" list (or an environment's "preload" entry); [] for none.
 std::vector<Preload> preloadsFromJson(const nlohmann::json &list);
+/// The "preload" entry of a run's environment (Systems::environment, a report's meta.json);
+/// [] when there is none or `environment` is not an object.
+std::vector<Preload> preloadsOf(const nlohmann::json &environment);
 /// [{"path", "sha256"}, ...]: the form of preloadsFromJson's input.
 nlohmann::json preloadsToJson(const std::vector<Preload> &preloads);
 /// The name each file gets in a report's `preload/` folder: its own name, prefixed with its
