@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <torch/version.h>
@@ -217,7 +218,8 @@ std::map<std::string, bool> with(std::map<std::string, bool> m) {
 std::string runFlagsOf(const Flags &f) {
   std::string flags;
   for (const auto &x : f.faults) flags += " --fault " + x;
-  for (const auto &p : f.preloads) flags += " --preload " + p;
+  for (const auto &p : f.preloads) // a path with spaces or quotes is quoted for the shell
+    flags += " --preload " + (p.find_first_of(" '\"\\$`") == std::string::npos ? p : "'" + std::regex_replace(p, std::regex("'"), "'\\''") + "'");
   return flags;
 }
 
