@@ -30,12 +30,24 @@ vf_in_env() {
   if [ "$VF_ENV" = host ]; then "$@"; else "$VF_ROOT/ci/sid-root.sh" run "$@"; fi
 }
 
+# Configures and builds in ${VMAPFUZZ_BUILD_DIR:-build} with ${VMAPFUZZ_JOBS:-$(nproc)} jobs and
+# the extra CMake flags in VMAPFUZZ_CMAKE_ARGS.
 vf_build() {
   local build=${VMAPFUZZ_BUILD_DIR:-build}
   local prefix
   prefix=$(vf_in_env python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
   vf_in_env cmake -S . -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" ${VMAPFUZZ_CMAKE_ARGS:-} >/dev/null
-  vf_in_env cmake --build "$build" -j "$(nproc)"
+  vf_in_env cmake --build "$build" -j "${VMAPFUZZ_JOBS:-$(nproc)}"
+}
+
+# Prints -DVMAPFUZZ_TESTS=OFF when CMake finds no GoogleTest where it builds (a GPU machine with
+# only a wheel of torch): the vmapfuzz binary builds without it. Prints nothing otherwise.
+vf_tests_flag() {
+  local probe
+  probe=$(mktemp -d)
+  printf 'cmake_minimum_required(VERSION 3.20)\nproject(gtest_probe CXX)\nfind_package(GTest REQUIRED)\n' >"$probe/CMakeLists.txt"
+  vf_in_env cmake -S "$probe" -B "$probe/build" >/dev/null 2>&1 || echo "-DVMAPFUZZ_TESTS=OFF"
+  rm -rf "$probe"
 }
 
 VF_ENV=$(vf_choose_env)

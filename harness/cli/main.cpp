@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <torch/version.h>
@@ -21,6 +22,7 @@
 #include "harness/campaign/caps.h"
 #include "harness/campaign/nightly.h"
 #include "harness/campaign/summary.h"
+#include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
 #include "harness/run/systems.h"
 #include "harness/campaign/selftest.h"
@@ -91,6 +93,10 @@ common flags:
                      of the systems' time (default 50 with the default modes, 100 with --mode)
   --device LIST      cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)
   --fault NAME       plant a fault in torch's batching rules in the worker (self-tests)
+  --preload FILE.py  run FILE.py in each worker at start-up, before any case (repeatable), e.g.
+                     a batching rule torch lacks (docs/preload.md); its path and SHA-256 go into
+                     every report and repro.py runs it too. A missing file: exit 2; one that
+                     raises: exit 3
   --gen KEY=VALUE    generator setting, e.g. --gen max_depth=3 (see generators/policy.cpp)
   --backend LIST     systems under test for fuzz and replay, compared three ways with the
                      reference: torch (the python worker), libtorch (in process, functorch's
@@ -103,11 +109,19 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A --preload file's absolute path; a file that is not there is bad input.
+std::string preloadPath(const std::string &path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw UsageError("--preload " + path + ": no such file");
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
 struct Flags {
   std::map<std::string, std::string> values;
   std::vector<std::string> positional;
   std::vector<std::string> faults;
   std::vector<std::string> gen; ///< KEY=VALUE generator settings
+  std::vector<std::string> preloads; ///< --preload files, absolute, in order
 
   static Flags parse(int argc, char **argv, int from, const std::map<std::string, bool> &known) {
     Flags f;
@@ -131,6 +145,7 @@ struct Flags {
       }
       if (key == "fault") f.faults.push_back(val);
       else if (key == "gen") f.gen.push_back(val);
+      else if (key == "preload") f.preloads.push_back(preloadPath(val));
       else f.values[key] = val;
     }
     return f;
@@ -177,7 +192,7 @@ struct Flags {
 
 const std::map<std::string, bool> kCommon = {{"python", true}, {"timeout-ms", true}, {"fault", true}, {"gen", true},
                                              {"mode", true}, {"device", true}, {"memory-mb", true},
-                                             {"backend", true}};
+                                             {"backend", true}, {"preload", true}};
 
 /// The generator policy with every --gen KEY=VALUE applied.
 vf::GenPolicy policyFrom(const Flags &f) {
@@ -204,11 +219,21 @@ std::map<std::string, bool> with(std::map<std::string, bool> m) {
   return m;
 }
 
+/// The --fault and --preload flags, for reproduce lines: replay must run in the same worker.
+std::string runFlagsOf(const Flags &f) {
+  std::string flags;
+  for (const auto &x : f.faults) flags += " --fault " + x;
+  for (const auto &p : f.preloads) // a path with spaces or quotes is quoted for the shell
+    flags += " --preload " + (p.find_first_of(" '\"\\$`") == std::string::npos ? p : "'" + std::regex_replace(p, std::regex("'"), "'\\''") + "'");
+  return flags;
+}
+
 vf::WorkerConfig workerConfig(const Flags &f) {
   vf::WorkerConfig w;
   w.python = f.str("python", "python3");
   w.script = vf::defaultWorkerScript();
   w.faults = f.faults;
+  w.preloads = f.preloads;
   w.timeout = std::chrono::milliseconds(f.num("timeout-ms", 60000, 100, 86400000));
   w.memoryLimitMb = f.num("memory-mb", 8192, 0, int64_t{1} << 30);
   if (!std::filesystem::exists(w.script))
@@ -245,6 +270,7 @@ std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int
     else throw UsageError("--backend takes torch, libtorch or torch,libtorch, got '" + backends + "'");
   }
   if (!sc.torch && !sc.libtorch) throw UsageError("--backend names no backend");
+  if (!sc.torch && !f.preloads.empty()) throw UsageError("--preload needs the torch backend (its python worker runs the file)");
   try {
     return std::make_unique<vf::Systems>(sc, log);
   } catch (const std::invalid_argument &e) { // a bad VMAPFUZZ_LIBTORCH_FAULT
@@ -340,7 +366,7 @@ int cmdFuzz(int argc, char **argv) {
   opt.policy = policyFrom(f);
   opt.shrink = !f.has("no-shrink");
   for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
-  for (const auto &x : f.faults) opt.runFlags += " --fault " + x;
+  opt.runFlags += runFlagsOf(f);
   if (f.has("float64")) opt.runFlags += " --float64";
   parseShard(f, opt);
   int jobs = static_cast<int>(f.num("jobs", 1, 1, 256));
@@ -450,7 +476,7 @@ int cmdReplay(int argc, char **argv) {
         if (store) {
           // The reproduce line names the case.vf filed beside the report, not this machine's path.
           std::string again = "vmapfuzz replay" + vf::replayFlagOf(r.system);
-          for (const auto &x : f.faults) again += " --fault " + x;
+          again += runFlagsOf(f);
           auto rec = store->record(cases[i], r, again + " case.vf");
           std::cout << "  " << (rec.isNew ? "filed: " : "known: ") << rec.dir << "\n";
         }
@@ -497,7 +523,7 @@ int cmdNightly(int argc, char **argv) {
   no.campaign.tty = isatty(2);
   no.campaign.policy = policyFrom(f);
   for (const auto &g : f.gen) no.campaign.genFlags += " --gen " + g;
-  for (const auto &x : f.faults) no.campaign.runFlags += " --fault " + x;
+  no.campaign.runFlags += runFlagsOf(f);
   parseShard(f, no.campaign);
   no.campaign.maxCases = f.num("cases", -1, -1, INT64_MAX);
   no.reportsDir = f.str("reports", "reports");
@@ -547,7 +573,9 @@ int cmdCaps(int argc, char **argv) {
   if (systems->empty()) return kClean;
   const auto &env = systems->environment();
   std::cout << "batching rules in torch " << env.value("torch", "?") << " (python " << env.value("python", "?")
-            << "): ok = batched equals per-example; no rule = torch says it cannot vmap this\n\n";
+            << "): ok = batched equals per-example; no rule = torch says it cannot vmap this\n";
+  for (const auto &p : vf::preloadsOf(env)) std::cout << "preloaded: " << p.path << " (sha256 " << p.sha256 << ")\n";
+  std::cout << "\n";
   vf::printCapabilities(systems->runners(), std::cout);
   for (const auto &s : systems->skipped()) std::cout << s << "\n";
   return kClean;

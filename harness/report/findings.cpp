@@ -11,6 +11,7 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
+#include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
@@ -129,6 +130,17 @@ std::string confirmStandalone(const std::string &python, const std::string &dir)
   return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
 }
 
+/// Copies each preloaded file into DIR/preload/, for repro.py to run on another machine.
+void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) {
+  if (preloads.empty()) return;
+  auto names = preloadFileNames(preloads);
+  fs::create_directories(dir + "/preload");
+  for (size_t i = 0; i < preloads.size(); ++i) {
+    std::error_code ec; // gone since the worker started: repro.py falls back to the path and says so
+    fs::copy_file(preloads[i].path, dir + "/preload/" + names[i], fs::copy_options::overwrite_existing, ec);
+  }
+}
+
 std::string title(const Case &c, const CaseResult &r) {
   std::map<std::string, int> seen;
   constructs(c.program.body, seen);
@@ -166,7 +178,11 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
      << emitModule(c, execOfSystem(r.system).api) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
      << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
   md << "## Environment\n\n";
-  for (auto it = env.begin(); it != env.end(); ++it) md << "- " << it.key() << ": " << it.value().dump() << "\n";
+  for (auto it = env.begin(); it != env.end(); ++it)
+    if (it.key() != "preload") md << "- " << it.key() << ": " << it.value().dump() << "\n";
+  for (const auto &p : preloadsOf(env))
+    md << "- preloaded before the case (`--preload`; repro.py runs it from `preload/`): `" << p.path << "`, sha256 `"
+       << p.sha256 << "`\n";
   md << "\nFound and shrunk by vmapfuzz. The case in its text format is `case.vf`.\n";
   return md.str();
 }
@@ -204,6 +220,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
   ro.exec = execOfSystem(r.system);
+  ro.preloads = preloadsOf(opt_.environment);
+  copyPreloads(ro.preloads, rec.dir);
   if (r.againBatchSize) {
     ro.again = c;
     ro.again->spec.levels[0].size = r.againBatchSize;
@@ -219,6 +237,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
       << "\nreproduce: " << reproduceLine << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
   if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
+  for (const auto &p : ro.preloads) res << "preload: " << p.path << " sha256 " << p.sha256 << "\n";
   res << "\n";
   res << "expected (each example alone, reference interpreter):\n";
   for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";

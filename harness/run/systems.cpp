@@ -6,6 +6,7 @@
 #include <torch/version.h>
 
 #include "harness/backends/libtorch/libtorch_backend.h"
+#include "harness/backends/torch/preload.h"
 
 namespace vf {
 
@@ -59,6 +60,8 @@ Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
   }
   env_ = {{"torch", ver}, {"python", info["python"]}, {"cuda", info["cuda"]}, {"hip", info["hip"]},
           {"cuda_device", info["cuda_device"]}, {"systems", names}, {"jobs", cfg.jobs}};
+  auto preloads = preloadsFromJson(info.value("preloads", nlohmann::json::array()));
+  if (!preloads.empty()) env_["preload"] = preloadsToJson(preloads); // absent without --preload: reports as before
   log << "vmapfuzz: torch " << ver;
   if (!info["python"].is_null()) log << ", python " << info["python"].get<std::string>();
   if (!info["cuda_device"].is_null()) log << ", " << (hip ? "ROCm " : "CUDA ") << "device " << info["cuda_device"].get<std::string>();
@@ -69,6 +72,7 @@ Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
     log << "; planted faults:";
     for (const auto &x : cfg.worker.faults) log << " " << x;
   }
+  for (const auto &p : preloads) log << "; preloaded: " << p.path << " (sha256 " << p.sha256.substr(0, 12) << "...)";
   log << "\n";
   for (const auto &s : skipped_) log << "vmapfuzz: " << s << "\n";
 }

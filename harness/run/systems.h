@@ -39,7 +39,8 @@ public:
   const std::vector<RunnerSet> &jobs() const { return sets_; }
   /// The runners of the first job, one per (mode, device).
   const RunnerSet &runners() const { return sets_.front(); }
-  /// torch, python, cuda/hip, modes and devices: for reports and meta.json.
+  /// torch, python, cuda/hip, modes and devices, and "preload" ([{"path", "sha256"}]) when
+  /// files were preloaded: for reports and meta.json.
   const nlohmann::json &environment() const { return env_; }
   const std::vector<std::string> &skipped() const { return skipped_; }
 

@@ -142,3 +142,36 @@ TEST(FiledReports, AMalformedMetaJsonIsAnError) {
   std::ofstream(dir + "/x/meta.json") << "{not json";
   EXPECT_THROW(loadReports(dir), std::invalid_argument);
 }
+
+TEST(FindingStore, RecordsPreloadedFilesAndReproRunsThemFromACopy) {
+  std::string dir = tempDir("preload-store"), a = tempDir("preload-a"), b = tempDir("preload-b");
+  std::ofstream(a + "/rule.py") << "print('a')\n";
+  std::ofstream(b + "/rule.py") << "print('b')\n";
+  StoreOptions opt;
+  opt.environment = {{"torch", "9.9"},
+                     {"preload", {{{"path", a + "/rule.py"}, {"sha256", "aaaa"}}, {{"path", b + "/rule.py"}, {"sha256", "bbbb"}}}}};
+  FindingStore store(dir, opt);
+  auto rec = store.record(aCase(), aBatchedError(), "vmapfuzz replay --preload " + a + "/rule.py case.vf");
+  // Two files of one name: each copy is prefixed with its position.
+  EXPECT_TRUE(fs::exists(rec.dir + "/preload/0-rule.py"));
+  EXPECT_TRUE(fs::exists(rec.dir + "/preload/1-rule.py"));
+  auto result = [&](const std::string &f) {
+    std::ifstream in(rec.dir + "/" + f);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  EXPECT_NE(result("result.txt").find("preload: " + b + "/rule.py sha256 bbbb"), std::string::npos) << result("result.txt");
+  EXPECT_NE(result("report.md").find("`" + a + "/rule.py`, sha256 `aaaa`"), std::string::npos) << result("report.md");
+  std::string repro = result("repro.py");
+  EXPECT_NE(repro.find("(\"1-rule.py\", \"" + b + "/rule.py\", \"bbbb\")"), std::string::npos) << repro;
+  EXPECT_LT(repro.find("_runpy.run_path"), repro.find("def program")) << "the preload runs before the case";
+  EXPECT_EQ(readJson(rec.dir + "/meta.json")["environment"]["preload"][1]["sha256"], "bbbb");
+}
+
+TEST(FindingStore, WithoutPreloadsTheReproHasNoPreloadBlock) {
+  FindingStore store(tempDir("no-preload"), StoreOptions{});
+  auto rec = store.record(aCase(), aBatchedError(), "vmapfuzz gen --case-seed 1");
+  std::ifstream in(rec.dir + "/repro.py");
+  std::string repro((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(repro.find("runpy"), std::string::npos);
+  EXPECT_FALSE(fs::exists(rec.dir + "/preload"));
+}

@@ -296,16 +296,6 @@ std::string pyFloat(double d) {
   return std::string(buf, e);
 }
 
-/// A Python string literal.
-std::string pyString(const std::string &s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
-}
-
 std::string tensorLiteral(const at::Tensor &t) {
   std::ostringstream os;
   auto flat = t.contiguous().reshape(-1);
@@ -427,6 +417,16 @@ std::string directPrelude(const std::set<std::string> &used) {
 
 } // namespace
 
+std::string pyString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (ch == '\n') out += "\\n";
+    else out += ch;
+  }
+  return out + "\"";
+}
+
 std::string emitProgram(const Program &p, Api api) { return Emitter(p, api).program(p); }
 
 std::string emitModule(const Case &c, Api api) {
@@ -476,6 +476,39 @@ std::string emitModule(const Case &c, Api api) {
   return os.str();
 }
 
+namespace {
+
+/// Runs the preloaded files first, as the worker did: each from the report's preload/ folder
+/// beside repro.py, else from where it was; a file whose hash changed is run with a warning.
+std::string preloadBlock(const std::vector<Preload> &preloads) {
+  if (preloads.empty()) return "";
+  std::ostringstream os;
+  auto names = preloadFileNames(preloads);
+  os << "# Preloaded before the case, as the vmapfuzz worker did (--preload): from preload/ beside this\n"
+     << "# script, else from the path it had when the finding was filed.\n"
+     << "import hashlib as _hashlib, os as _os, runpy as _runpy  # noqa: E401\n"
+     << "for _name, _path, _sha256 in [\n";
+  for (size_t i = 0; i < preloads.size(); ++i)
+    os << "    (" << pyString(names[i]) << ", " << pyString(preloads[i].path) << ", " << pyString(preloads[i].sha256) << "),\n";
+  os << "]:\n"
+     << "    _copy = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), \"preload\", _name)\n"
+     << "    _file = _copy if _os.path.exists(_copy) else _path\n"
+     << "    if not _os.path.exists(_file):\n"
+     << "        print(f\"ERROR: preload {_name} is neither in preload/ nor at {_path}\")\n"
+     << "        raise SystemExit(3)\n"
+     << "    with open(_file, \"rb\") as _f:\n"
+     << "        if _hashlib.sha256(_f.read()).hexdigest() != _sha256:\n"
+     << "            print(f\"warning: {_file} differs from the file the finding ran with (sha256 {_sha256})\")\n"
+     << "    try:\n"
+     << "        _runpy.run_path(_file, run_name=\"__vmapfuzz_preload__\")\n"
+     << "    except Exception as _e:  # exit 1 means the bug is there: a broken preload is something else\n"
+     << "        print(f\"ERROR: preload {_file} failed: {type(_e).__name__}: {_e}\")\n"
+     << "        raise SystemExit(3)\n";
+  return os.str();
+}
+
+} // namespace
+
 std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
                       const ReproOptions &opt) {
   std::ostringstream os;
@@ -483,6 +516,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   std::istringstream hc(headerComment);
   for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
   os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
+  os << preloadBlock(opt.preloads);
   os << emitModule(c, opt.exec.api);
   const ExecConfig &ex = opt.exec;
   if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";

@@ -7,10 +7,13 @@
 #include <ATen/ATen.h>
 
 #include "harness/backends/exec_config.h"
+#include "harness/backends/torch/preload.h"
 #include "ir/program.h"
 
 namespace vf {
 
+/// A Python string literal (quotes, backslashes and newlines escaped).
+std::string pyString(const std::string &s);
 /// `def program(x0, x1): ...` with control flow as torch.cond and nested functions; with
 /// Api::Direct, as calls of the higher-order ops themselves (see directPrelude in the .cpp).
 std::string emitProgram(const Program &p, Api api = Api::Public);
@@ -20,6 +23,7 @@ struct ReproOptions {
   ExecConfig exec;                  ///< compile `batched` and pick the default device as the finding's mode did
   std::optional<Case> again;        ///< a second call at another batch size (guards of a compiled function)
   std::vector<at::Tensor> againInputs;
+  std::vector<Preload> preloads;    ///< run first, as the worker did (--preload)
 };
 
 /// A standalone script: the module, the inputs as literals, and a check that exits non-zero

@@ -28,8 +28,12 @@ nlohmann::json TorchBackend::hello() {
   if (rep.header.value("v", 0) != kProtocolVersion)
     throw std::runtime_error("the torch worker speaks protocol " + rep.header.value("v", nlohmann::json(0)).dump() +
                              ", this vmapfuzz speaks " + std::to_string(kProtocolVersion));
-  if (rep.header.value("status", "") != "ok")
-    throw std::runtime_error("python cannot import torch: " + rep.header["error"].value("message", "?"));
+  if (rep.header.value("status", "") != "ok") {
+    const auto &e = rep.header["error"];
+    if (e.value("kind", "") == "preload") // the message names the file; the traceback says where
+      throw std::runtime_error(e.value("message", "?") + "\n" + e.value("traceback", ""));
+    throw std::runtime_error("python cannot import torch: " + e.value("message", "?"));
+  }
   return rep.header;
 }
 

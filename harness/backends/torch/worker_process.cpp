@@ -55,9 +55,13 @@ void WorkerProcess::start() {
   std::vector<char *> envp;
   for (auto &s : env) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::string py = cfg_.python, script = cfg_.script;
-  char *argv[] = {py.data(), script.data(), nullptr};
-  int rc = posix_spawnp(&pid_, py.c_str(), &fa, nullptr, argv, envp.data());
+  std::vector<std::string> args = {cfg_.python, cfg_.script};
+  for (const auto &p : cfg_.preloads) args.insert(args.end(), {"--preload", p});
+  std::vector<char *> argv;
+  for (auto &a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string &py = cfg_.python;
+  int rc = posix_spawnp(&pid_, py.c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   close(in[0]);
   close(out[1]);

@@ -18,6 +18,7 @@ struct WorkerConfig {
   std::string python = "python3";
   std::string script;             ///< path of vmapfuzz_worker.py
   std::vector<std::string> faults; ///< planted through VMAPFUZZ_FAULTS (self-tests only)
+  std::vector<std::string> preloads; ///< python files the worker runs at start-up, before any case (--preload)
   std::chrono::milliseconds timeout{60000};        ///< per request
   std::chrono::milliseconds startupTimeout{180000}; ///< added to the first request: python imports torch
   int64_t memoryLimitMb = 8192; ///< the worker's data segment (RLIMIT_DATA); 0: no limit

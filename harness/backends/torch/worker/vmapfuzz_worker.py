@@ -22,10 +22,17 @@ batch size tests the compiled function's guards. "recycle" asks the C++ side to 
 process (after a CUDA error or running out of memory). Anything the program prints goes to
 stderr: stdout carries only frames. Faults named in VMAPFUZZ_FAULTS are planted at start-up
 (self-tests only); VMAPFUZZ_MEMORY_LIMIT_MB caps the process's data segment (RLIMIT_DATA).
+Each `--preload FILE.py` argument is run (runpy) after torch is imported and before any request,
+e.g. to register a batching rule that torch lacks; hello's reply lists them as "preloads"
+([{"path", "sha256"}]). A preload that raises makes hello answer status "error" with
+error["kind"] == "preload", and every run an error of stage "worker".
 """
+import argparse
+import hashlib
 import json
 import os
 import resource
+import runpy
 import struct
 import sys
 import time
@@ -89,7 +96,26 @@ WORKER_FAULTS = ("worker-segfault", "worker-abort", "worker-exit", "worker-hang"
                  "worker-serialise-error")
 
 
+def _run_preloads(paths):
+    """Runs each file in order; returns ([{"path", "sha256"}], None) or (done so far, error)."""
+    done = []
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            runpy.run_path(path, run_name="__vmapfuzz_preload__")
+        except BaseException as e:  # SystemExit too: a preload must not end the worker silently
+            return done, {"type": "PreloadError", "kind": "preload",
+                          "message": f"--preload {path} failed: {type(e).__name__}: {e}"[:4000],
+                          "traceback": traceback.format_exc()[-4000:]}
+        done.append({"path": path, "sha256": digest})
+    return done, None
+
+
 def main():
+    parser = argparse.ArgumentParser(description="vmapfuzz's torch worker (spoken to over stdin/stdout)")
+    parser.add_argument("--preload", action="append", default=[], help="a python file to run at start-up")
+    args = parser.parse_args()
     # Keep the real stdout for frames; send every print (ours, torch's, the program's) to stderr.
     proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
@@ -114,6 +140,9 @@ def main():
             import vmapfuzz_faults
 
             vmapfuzz_faults.plant(faults)
+    preloads, preload_error = [], None
+    if torch is not None:
+        preloads, preload_error = _run_preloads(args.preload)
 
     dtypes = {}
     if torch is not None:
@@ -162,14 +191,17 @@ def main():
                   "error": {"type": "ProtocolError", "message": f"expected protocol {PROTOCOL_VERSION}, got {req.get('v')}", "traceback": ""}})
             continue
         if req["op"] == "hello":
-            info = {"v": PROTOCOL_VERSION, "status": "ok" if torch else "error", "python": sys.version.split()[0]}
+            info = {"v": PROTOCOL_VERSION, "status": "ok" if torch and not preload_error else "error",
+                    "python": sys.version.split()[0], "preloads": preloads}
+            if preload_error:
+                info["error"] = preload_error
             if torch:
                 cuda_ok = torch.cuda.is_available()
                 info.update(torch=torch.__version__, cuda=torch.version.cuda, hip=getattr(torch.version, "hip", None),
                             cuda_available=cuda_ok,
                             cuda_device=torch.cuda.get_device_name(0) if cuda_ok else None)
             else:
-                info["error"] = {"type": "ImportError", "message": import_error, "traceback": ""}
+                info["error"] = {"type": "ImportError", "kind": "import", "message": import_error, "traceback": ""}
             send(info)
             continue
         metas = req.get("tensors", [])
@@ -193,6 +225,8 @@ def main():
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
             # would otherwise leak from one case into the next. A direct-mode program calls the
             # higher-order ops themselves and never enters dynamo: nothing to reset.
+            if preload_error:
+                raise RuntimeError(preload_error["message"])
             if ex.get("api") != "direct":
                 torch._dynamo.reset()
             if req["mode"] == "batched":
