@@ -10,6 +10,7 @@
 
 #include "generators/policy.h"
 #include "harness/campaign/coverage.h"
+#include "harness/campaign/draw.h"
 #include "harness/report/findings.h"
 #include "harness/campaign/phase_times.h"
 #include "harness/run/runner.h"
@@ -24,8 +25,8 @@ struct CampaignOptions {
   bool tty = false;      ///< rewrite the progress line in place
   bool shrink = true;    ///< shrink each new finding before filing it
   int maxShrinkAttempts = 400;
-  std::string genFlags;  ///< the --gen flags, repeated in every reproduce line
-  std::string runFlags;  ///< flags replay needs too (--fault, --float64)
+  std::string genFlags;  ///< the --gen flags, repeated in every reproduce line (genFlagsOf)
+  std::string runFlags;  ///< flags replay needs too (--fault, --float64: runFlagsOf)
   /// This campaign runs the case indices i with i % shards == shard (of one campaign split over
   /// several machines); --cases bounds the index, so shards of one seed never overlap.
   int64_t shard = 0, shards = 1;
@@ -50,11 +51,6 @@ struct CampaignStats {
   int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
   int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
 };
-
-/// The seed of case `index` of a campaign with `seed`: the reproduce line names it.
-uint64_t caseSeed(uint64_t seed, int64_t index);
-/// The generation size of case `index` (sizes cycle so both small and large cases appear).
-int caseSize(int64_t index);
 
 /// Runs the campaign with one thread per job; each case runs in every mode of its job.
 CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,
