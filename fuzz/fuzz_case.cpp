@@ -44,9 +44,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   if (const char *g = std::getenv("VMAPFUZZ_GEN")) {
     std::stringstream ss(g);
     for (std::string kv; std::getline(ss, kv, ',');) {
-      auto eq = kv.find('=');
-      std::string err = eq == std::string::npos ? "needs KEY=VALUE" : vf::setPolicyField(gPolicy, kv.substr(0, eq), std::stoll(kv.substr(eq + 1)));
-      if (!err.empty()) {
+      if (std::string err = vf::applyPolicySetting(gPolicy, kv); !err.empty()) {
         std::fprintf(stderr, "VMAPFUZZ_GEN: %s: %s\n", kv.c_str(), err.c_str());
         std::exit(2);
       }
@@ -61,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vf::Case c = vf::caseFromBytes(data, size, gPolicy);
   if (std::string err = vf::validateCase(c); !err.empty()) fail("generated case does not validate", err, c);
   vf::CaseResult r = runner.run(c);
-  if (!vf::isFinding(r.verdict) && r.verdict != vf::Verdict::HarnessBug) return 0;
+  if (!vf::isFailure(r.verdict)) return 0;
   if (std::string sig = vf::signatureOf(c, r); gKnown->known(sig)) {
     if (gKnownHits[sig]++ == 0) std::fprintf(stderr, "==vmapfuzz== known finding (filed): %s\n", sig.c_str());
     return 0;

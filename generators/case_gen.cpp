@@ -11,6 +11,7 @@
 #include "generators/choices.h"
 #include "ir/op_registry.h"
 #include "ir/validate.h"
+#include "ir/walk.h"
 
 namespace vf {
 namespace {
@@ -577,13 +578,13 @@ int64_t levelRank(const std::vector<VmapLevel> &levels, size_t li, size_t input,
 }
 
 /// The largest element count of any value of `p` (the GPU tier's are past 2^20).
-int64_t maxNumel(const Block &b) {
+int64_t maxNumel(const Block &body) {
   int64_t m = 0;
-  for (const auto &d : b.params) m = std::max(m, d.type.numel());
-  for (const auto &s : b.stmts) {
-    for (const auto &d : s.results) m = std::max(m, d.type.numel());
-    for (const auto &r : s.regions) m = std::max(m, maxNumel(r));
-  }
+  forEachBlock(body, [&](const Block &b, int) {
+    for (const auto &d : b.params) m = std::max(m, d.type.numel());
+    for (const auto &s : b.stmts)
+      for (const auto &d : s.results) m = std::max(m, d.type.numel());
+  });
   return m;
 }
 

@@ -1,6 +1,7 @@
 #include "generators/policy.h"
 
 #include <climits>
+#include <stdexcept>
 #include <utility>
 
 namespace vf {
@@ -57,6 +58,21 @@ std::string setPolicyField(GenPolicy &p, const std::string &key, int64_t value) 
   std::string known;
   for (const auto &f : kFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
   return "unknown generator setting '" + key + "' (known: " + known + ")";
+}
+
+std::string applyPolicySetting(GenPolicy &p, const std::string &keyValue) {
+  auto eq = keyValue.find('=');
+  if (eq == std::string::npos) return "needs KEY=VALUE";
+  const std::string value = keyValue.substr(eq + 1);
+  int64_t v = 0;
+  try {
+    size_t used = 0;
+    v = std::stoll(value, &used);
+    if (used != value.size()) return "the value must be an integer";
+  } catch (const std::exception &) {
+    return "the value must be an integer";
+  }
+  return setPolicyField(p, keyValue.substr(0, eq), v);
 }
 
 std::vector<DType> allowedDTypes(const GenPolicy &p) {

@@ -75,6 +75,10 @@ namespace vf {
 /// Sets one integer field of the policy by name ("max_depth", "max_region_outputs", ...);
 /// returns "" on success, else why not (unknown field, value out of range).
 std::string setPolicyField(GenPolicy &p, const std::string &key, int64_t value);
+/// Applies one "KEY=VALUE" setting (`--gen KEY=VALUE`, an item of $VMAPFUZZ_GEN): VALUE must be
+/// a whole integer. Returns "" on success, else why not (no '=', not an integer, or
+/// setPolicyField's reason); the policy is unchanged then.
+std::string applyPolicySetting(GenPolicy &p, const std::string &keyValue);
 /// The names setPolicyField knows, for help texts.
 std::vector<std::string> policyFieldNames();
 

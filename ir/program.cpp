@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "ir/walk.h"
+
 namespace vf {
 
 bool Stmt::operator==(const Stmt &o) const {
@@ -10,51 +12,43 @@ bool Stmt::operator==(const Stmt &o) const {
          results == o.results;
 }
 
-static void visit(const Block &b, ValueId &maxId, size_t &count, int depth, int &maxDepth) {
-  maxDepth = std::max(maxDepth, depth);
-  for (const auto &p : b.params) maxId = std::max(maxId, p.id);
-  for (const auto &s : b.stmts) {
-    ++count;
-    for (const auto &r : s.results) maxId = std::max(maxId, r.id);
-    for (const auto &r : s.regions) visit(r, maxId, count, depth + 1, maxDepth);
-  }
+namespace {
+
+/// The largest value id, the statement count and the deepest region nesting, in one walk.
+struct TreeStats {
+  ValueId maxId = -1;
+  size_t stmts = 0;
+  int depth = 0;
+};
+
+TreeStats treeStats(const Block &body) {
+  TreeStats t;
+  forEachBlock(body, [&](const Block &b, int depth) {
+    t.depth = std::max(t.depth, depth);
+    for (const auto &p : b.params) t.maxId = std::max(t.maxId, p.id);
+    for (const auto &s : b.stmts) {
+      ++t.stmts;
+      for (const auto &r : s.results) t.maxId = std::max(t.maxId, r.id);
+    }
+  });
+  return t;
 }
 
-ValueId Program::nextId() const {
-  ValueId m = -1;
-  size_t n = 0;
-  int d = 0;
-  visit(body, m, n, 0, d);
-  return m + 1;
-}
+} // namespace
 
-size_t Program::size() const {
-  ValueId m = -1;
-  size_t n = 0;
-  int d = 0;
-  visit(body, m, n, 0, d);
-  return n;
-}
+ValueId Program::nextId() const { return treeStats(body).maxId + 1; }
 
-int Program::depth() const {
-  ValueId m = -1;
-  size_t n = 0;
-  int d = 0;
-  visit(body, m, n, 0, d);
-  return d;
-}
+size_t Program::size() const { return treeStats(body).stmts; }
 
-static void collectTypes(const Block &b, std::map<ValueId, Type> &types) {
-  for (const auto &d : b.params) types[d.id] = d.type;
-  for (const auto &s : b.stmts) {
-    for (const auto &d : s.results) types[d.id] = d.type;
-    for (const auto &r : s.regions) collectTypes(r, types);
-  }
-}
+int Program::depth() const { return treeStats(body).depth; }
 
 std::vector<Type> outputTypes(const Program &p) {
   std::map<ValueId, Type> types;
-  collectTypes(p.body, types);
+  forEachBlock(p.body, [&](const Block &b, int) {
+    for (const auto &d : b.params) types[d.id] = d.type;
+    for (const auto &s : b.stmts)
+      for (const auto &d : s.results) types[d.id] = d.type;
+  });
   std::vector<Type> out;
   for (auto y : p.body.yields) out.push_back(types[y]);
   return out;

@@ -1,6 +1,7 @@
 #pragma once
 /// The comparator and its tolerance model.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -14,6 +15,11 @@ struct Tolerance {
 /// Tolerance by dtype: exact for integers and bools; float16/bfloat16 loose; float32 allows the
 /// reassociation a batched kernel may do; float64 tight.
 Tolerance toleranceFor(at::ScalarType t);
+
+/// Every dtype with a non-zero tolerance, and its tolerance: the table toleranceFor reads (every
+/// other dtype is compared exactly). A filed repro.py is emitted from it, so that it judges a
+/// case as the campaign did.
+const std::vector<std::pair<at::ScalarType, Tolerance>> &toleranceTable();
 
 /// Margin below which a float comparison is called ambiguous (rounding may flip it).
 /// float32 rounding differences between a batched and an unbatched kernel are around 1e-6

@@ -8,6 +8,7 @@
 #include "ir/unbatch.h"
 #include "ir/constructs.h"
 #include "ir/op_registry.h"
+#include "ir/scan_outputs.h"
 
 namespace vf {
 namespace {
@@ -70,16 +71,7 @@ private:
         for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
       }
       res = carry;
-      for (size_t y = 0; y < ys.size(); ++y) {
-        // Outputs are stacked in scan order of the xs: reversed scans fill from the back.
-        if (reverse) std::reverse(ys[y].begin(), ys[y].end());
-        if (ys[y].empty()) {
-          auto shape = s.results[k + y].type.shape;
-          res.push_back(at::empty(shape, at::TensorOptions().dtype(toScalarType(s.results[k + y].type.dtype))));
-        } else {
-          res.push_back(at::stack(ys[y], 0));
-        }
-      }
+      for (auto &y : stackScanOutputs(s, std::move(ys))) res.push_back(std::move(y));
     } else {
       const OpDef *op = findOp(s.op);
       EvalCtx ctx;

@@ -12,24 +12,13 @@
 #include <iomanip>
 #include <sstream>
 
-#include "generators/case_gen.h"
-#include "harness/campaign/margin.h"
 #include "harness/campaign/modes.h"
 #include "harness/backends/exec_config.h"
+#include "harness/report/reproduce.h"
 #include "harness/report/shrinker.h"
 #include "ir/constructs.h"
 
 namespace vf {
-
-uint64_t caseSeed(uint64_t seed, int64_t index) {
-  // splitmix64 of (seed, index): independent, reproducible streams per case.
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(index) + 1;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-int caseSize(int64_t index) { return 10 + static_cast<int>(index % 91); }
 
 namespace {
 
@@ -72,7 +61,8 @@ public:
         try {
           drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
         } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
-          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" + genLine(cs, size) + "): " + e.what());
+          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" + genCommand(cs, size, opt_.genFlags) +
+                                 "): " + e.what());
         }
         genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
         c = std::move(drawn.c);
@@ -107,7 +97,7 @@ public:
                           << (isFinding(r.verdict) ? signatureOf(c, r) : "") << "\n";
       }
       for (size_t k = 0; k < ran.size(); ++k)
-        if (isFinding(results[k].verdict) || results[k].verdict == Verdict::HarnessBug)
+        if (isFailure(results[k].verdict))
           file(c, results[k], *ran[k], runners, cs, size);
       progress(false);
     }
@@ -143,11 +133,6 @@ private:
     return !skip;
   }
 
-  /// The command that regenerates a case of this campaign.
-  std::string genLine(uint64_t cs, int size) const {
-    return "vmapfuzz gen --case-seed " + std::to_string(cs) + " --size " + std::to_string(size) + opt_.genFlags;
-  }
-
   /// The next case index of this shard, or false when the budget is spent.
   bool next(int64_t &i) {
     if (elapsed() >= opt_.seconds) return false;
@@ -171,7 +156,7 @@ private:
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
       if (s_.invalidReasons[why]++ == 0)
-        s_.invalidExample[why] = genLine(cs, size);
+        s_.invalidExample[why] = genCommand(cs, size, opt_.genFlags);
     }
   }
 
@@ -201,10 +186,9 @@ private:
   /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
   void file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, uint64_t cs, int size) {
     auto reproduce = [&](const std::string &system) {
-      return genLine(cs, size) + " > case.vf && vmapfuzz replay" + opt_.runFlags + replayFlagOf(system) + " case.vf";
+      return reproduceLine(cs, size, opt_.genFlags, opt_.runFlags, system);
     };
-    std::ostringstream rep;
-    rep << reproduce(r.system);
+    const std::string rep = reproduce(r.system);
     // A mismatch is named by the constructs of its shrunk case, so the signature of an
     // unshrunk one is first mapped through what earlier shrinking found.
     const std::string sig0 = signatureOf(c, r);
@@ -213,7 +197,7 @@ private:
     {
       std::lock_guard<std::mutex> g(mu_);
       if (shrinking_.count(sig0)) {
-        pending_[sig0].push_back({c, r, rep.str()});
+        pending_[sig0].push_back({c, r, rep});
         return;
       }
       if (setAside_.count(sig0)) {
@@ -283,8 +267,7 @@ private:
     }
     auto tFile = std::chrono::steady_clock::now();
     // The public API's run is filed where a direct-mode finding shows there too: replay it there.
-    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep.str() : reproduce(filedResult.system),
-                             note, sig);
+    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, sig);
     s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
     if (rec.isNew) {
       std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;

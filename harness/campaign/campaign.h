@@ -11,6 +11,7 @@
 
 #include "generators/policy.h"
 #include "harness/campaign/coverage.h"
+#include "harness/campaign/draw.h"
 #include "harness/report/findings.h"
 #include "harness/campaign/phase_times.h"
 #include "harness/run/runner.h"
@@ -27,8 +28,8 @@ struct CampaignOptions {
   /// A bound on one shrink's candidates, far above what a fixpoint takes: shrinking runs to
   /// 1-minimality, and the campaign's deadline (--time, shrinking included) stops it first.
   int maxShrinkAttempts = 20000;
-  std::string genFlags;  ///< the --gen flags, repeated in every reproduce line
-  std::string runFlags;  ///< flags replay needs too (--fault, --float64)
+  std::string genFlags;  ///< the --gen flags, repeated in every reproduce line (genFlagsOf)
+  std::string runFlags;  ///< flags replay needs too (--fault, --float64, --preload: runFlagsOf)
   /// This campaign runs the case indices i with i % shards == shard (of one campaign split over
   /// several machines); --cases bounds the index, so shards of one seed never overlap.
   int64_t shard = 0, shards = 1;
@@ -66,11 +67,6 @@ struct CampaignStats {
   std::vector<std::string> notGenerated;          ///< constructs no system could batch: not generated
   int64_t setAside = 0;   ///< direct-mode failures the public API rejects as invalid input: not filed
 };
-
-/// The seed of case `index` of a campaign with `seed`: the reproduce line names it.
-uint64_t caseSeed(uint64_t seed, int64_t index);
-/// The generation size of case `index` (sizes cycle so both small and large cases appear).
-int caseSize(int64_t index);
 
 /// Runs the campaign with one thread per job; each case runs in every mode of its job.
 CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "ir/walk.h"
+
 namespace vf {
 
 namespace {
@@ -64,19 +66,18 @@ private:
 
   /// Outer values used inside `r` (captures), and whether there are any.
   void captures(const Block &r, const std::set<ValueId> &visible, std::set<ValueId> &out) {
+    // A block's own values are defined before any region under it is visited.
     std::set<ValueId> own;
-    std::function<void(const Block &)> uses = [&](const Block &rb) {
+    forEachBlock(r, [&](const Block &rb, int) {
       for (const auto &p : rb.params) own.insert(p.id);
       for (const auto &st : rb.stmts) {
         for (auto a : st.args)
           if (!own.count(a) && visible.count(a)) out.insert(a);
         for (const auto &d : st.results) own.insert(d.id);
-        for (const auto &sub : st.regions) uses(sub);
       }
       for (auto y : rb.yields)
         if (!own.count(y) && visible.count(y)) out.insert(y);
-    };
-    uses(r);
+    });
   }
 
   void construct(const Stmt &s, const std::set<ValueId> &visible, int depth) {
@@ -134,12 +135,12 @@ private:
   }
 };
 
-void dtypes(const Block &b, std::set<std::string> &f) {
-  for (const auto &d : b.params) f.insert("dtype=" + std::string(dtypeName(d.type.dtype)));
-  for (const auto &s : b.stmts) {
-    for (const auto &d : s.results) f.insert("dtype=" + std::string(dtypeName(d.type.dtype)));
-    for (const auto &r : s.regions) dtypes(r, f);
-  }
+void dtypes(const Block &body, std::set<std::string> &f) {
+  forEachBlock(body, [&](const Block &b, int) {
+    for (const auto &d : b.params) f.insert("dtype=" + std::string(dtypeName(d.type.dtype)));
+    for (const auto &s : b.stmts)
+      for (const auto &d : s.results) f.insert("dtype=" + std::string(dtypeName(d.type.dtype)));
+  });
 }
 
 } // namespace

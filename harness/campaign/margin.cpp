@@ -1,7 +1,7 @@
 #include "harness/campaign/margin.h"
 
-#include "generators/case_gen.h"
 #include "generators/data.h"
+#include "generators/splitmix.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
 
@@ -9,12 +9,8 @@ namespace vf {
 
 namespace {
 
-uint64_t nextDataSeed(uint64_t s) {
-  uint64_t z = s + 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return (z ^ (z >> 31)) & ((uint64_t{1} << 53) - 1);
-}
+/// The data seed of the next re-draw: splitmix64, kept to 53 bits.
+uint64_t nextDataSeed(uint64_t s) { return splitmix64(s) & ((uint64_t{1} << 53) - 1); }
 
 bool huge(const Case &c) {
   for (size_t i = 0; i < c.program.body.params.size(); ++i)
@@ -35,10 +31,6 @@ DrawnCase keepMargin(Case c, int maxRedraws) {
     d.c.spec.data_seed = nextDataSeed(d.c.spec.data_seed);
     ++d.redraws;
   }
-}
-
-DrawnCase drawCase(uint64_t seed, int size, const GenPolicy &policy) {
-  return keepMargin(generateCase(seed, size, policy), policy.maxRedraws);
 }
 
 } // namespace vf

@@ -5,7 +5,6 @@
 /// margin of the value where it would flip.
 #include <cstdint>
 
-#include "generators/policy.h"
 #include "ir/program.h"
 
 namespace vf {
@@ -16,12 +15,9 @@ struct DrawnCase {
   bool nearBoundary = false; ///< still within the margin after policy.maxRedraws re-draws
 };
 
-/// The case a campaign runs for `seed` at generation size `size`: generateCase, then data
-/// re-drawn for margins. Deterministic. GPU-tier cases (values past 2^20 elements) are not
-/// evaluated here and keep their first data.
-DrawnCase drawCase(uint64_t seed, int size, const GenPolicy &policy);
-
 /// Re-draws `c`'s data until its predicates keep their margin (at most `maxRedraws` times).
+/// GPU-tier cases (values past 2^16 elements per input) are not evaluated here and keep their
+/// first data.
 DrawnCase keepMargin(Case c, int maxRedraws);
 
 } // namespace vf

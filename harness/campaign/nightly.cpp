@@ -3,9 +3,9 @@
 #include <chrono>
 #include <filesystem>
 
-#include "harness/backends/exec_config.h"
-#include "harness/report/filed_reports.h"
+#include "harness/campaign/replay.h"
 #include "harness/campaign/summary.h"
+#include "harness/report/filed_reports.h"
 
 namespace fs = std::filesystem;
 
@@ -19,17 +19,15 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
   // 1. Every filed bug's shrunk case, in every mode: a known signature only counts a hit; a case
   //    that now fails differently is a new finding.
   int64_t replayed = 0, stillFailing = 0;
-  for (const auto &[file, c] : opt.regressions) {
-    Prepared prep = systems.runners().front()->prepare(c);
-    for (Runner *runner : systems.runners()) {
-      CaseResult r = runner->run(c, prep);
+  for (const auto &[file, c] : opt.regressions)
+    for (const Replayed &r : replayCase(c, systems.runners(), &store, opt.campaign.runFlags, file)) {
       ++replayed;
-      if (!isFinding(r.verdict)) continue;
+      if (!r.failing) continue;
       ++stillFailing;
-      auto rec = store.record(c, r, "vmapfuzz replay" + replayFlagOf(r.system) + " " + file);
-      if (rec.isNew) log << "NEW " << verdictName(r.verdict) << " replaying " << file << ": " << r.summary << "\n    -> " << rec.dir << "\n";
+      if (r.filed->isNew)
+        log << "NEW " << verdictName(r.result.verdict) << " replaying " << file << ": " << r.result.summary
+            << "\n    -> " << r.filed->dir << "\n";
     }
-  }
   log << "vmapfuzz nightly: replayed " << opt.regressions.size() << " regression cases (" << replayed << " runs, "
       << stillFailing << " still failing)\n";
 

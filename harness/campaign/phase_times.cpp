@@ -19,6 +19,18 @@ void PhaseTimes::add(const CaseResult &r) {
   peakWorkerRssKb = std::max(peakWorkerRssKb, r.workerRssKb);
 }
 
+PhaseTimes &PhaseTimes::operator+=(const PhaseTimes &o) {
+  // Every phase: a field added to PhaseTimes is added here by adding it to this list.
+  static constexpr double PhaseTimes::*kPhases[] = {&PhaseTimes::generate, &PhaseTimes::reference, &PhaseTimes::compare,
+                                                    &PhaseTimes::emit,     &PhaseTimes::transport, &PhaseTimes::worker,
+                                                    &PhaseTimes::system,   &PhaseTimes::shrink,    &PhaseTimes::file};
+  static_assert(sizeof(kPhases) / sizeof(kPhases[0]) * sizeof(double) + sizeof(int64_t) == sizeof(PhaseTimes),
+                "every phase of PhaseTimes is in kPhases");
+  for (auto phase : kPhases) this->*phase += o.*phase;
+  peakWorkerRssKb = std::max(peakWorkerRssKb, o.peakWorkerRssKb);
+  return *this;
+}
+
 int64_t selfPeakRssKb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);

@@ -23,6 +23,8 @@ struct PhaseTimes {
 
   /// Adds one case's phases (not generation: the caller times that).
   void add(const CaseResult &r);
+  /// Adds another account's phases, every one of them; peak memory is the larger peak.
+  PhaseTimes &operator+=(const PhaseTimes &o);
   /// The harness's own time in the case loop: every phase but `system` and `shrink`.
   double harness() const { return generate + reference + compare + emit + transport + worker + file; }
   /// One block of lines: each phase with seconds and its share of the job time (`jobs`

@@ -6,10 +6,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "generators/case_gen.h"
-#include "harness/campaign/campaign.h"
-#include "harness/run/runner.h"
+#include "harness/campaign/draw.h"
+#include "harness/report/reproduce.h"
 #include "harness/report/shrinker.h"
+#include "harness/run/runner.h"
 #include "ir/text.h"
 
 namespace vf {
@@ -49,7 +49,7 @@ FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &op
     uint64_t cs = caseSeed(opt.seed, i);
     int size = caseSize(i);
     auto tg = std::chrono::steady_clock::now();
-    Case c = generateCase(cs, size, opt.policy);
+    Case c = drawCase(cs, size, opt.policy).c; // the campaign's draw: the reproduce line regenerates it
     res.phases.generate += since(tg);
     CaseResult r = faultyRunner.run(c);
     res.phases.add(r);
@@ -63,10 +63,7 @@ FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &op
     res.verdict = std::string(verdictName(r.verdict));
     res.summary = r.summary;
     res.sizeFound = res.sizeShrunk = c.program.size();
-    std::ostringstream rep;
-    rep << "vmapfuzz gen --case-seed " << cs << " --size " << size << opt.genFlags
-        << " > case.vf && vmapfuzz replay --fault " << fault << " case.vf";
-    res.reproduce = rep.str();
+    res.reproduce = reproduceLine(cs, size, opt.genFlags, runFlagsOf({fault}, false), r.system);
     Case shrunk = c;
     if (opt.shrink) {
       auto ts = std::chrono::steady_clock::now();

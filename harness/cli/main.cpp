@@ -16,8 +16,9 @@
 
 #include "generators/case_gen.h"
 #include "generators/choices.h"
-#include "harness/campaign/margin.h"
 #include "harness/campaign/campaign.h"
+#include "harness/campaign/draw.h"
+#include "harness/campaign/replay.h"
 #include "harness/report/filed_reports.h"
 #include "harness/campaign/caps.h"
 #include "harness/campaign/nightly.h"
@@ -26,6 +27,7 @@
 #include "harness/backends/torch/python_emit.h"
 #include "harness/run/systems.h"
 #include "harness/campaign/selftest.h"
+#include "harness/report/reproduce.h"
 #include "harness/report/shrinker.h"
 #include "harness/backends/torch/torch_backend.h"
 #include "ir/text.h"
@@ -197,20 +199,8 @@ const std::map<std::string, bool> kCommon = {{"python", true}, {"timeout-ms", tr
 /// The generator policy with every --gen KEY=VALUE applied.
 vf::GenPolicy policyFrom(const Flags &f) {
   vf::GenPolicy p;
-  for (const auto &kv : f.gen) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos) throw UsageError("--gen needs KEY=VALUE, got '" + kv + "'");
-    int64_t v = 0;
-    try {
-      size_t used = 0;
-      v = std::stoll(kv.substr(eq + 1), &used);
-      if (used != kv.size() - eq - 1) throw std::invalid_argument("trailing");
-    } catch (const std::exception &) {
-      throw UsageError("--gen " + kv + ": the value must be an integer");
-    }
-    std::string err = vf::setPolicyField(p, kv.substr(0, eq), v);
-    if (!err.empty()) throw UsageError("--gen " + kv + ": " + err);
-  }
+  for (const auto &kv : f.gen)
+    if (std::string err = vf::applyPolicySetting(p, kv); !err.empty()) throw UsageError("--gen " + kv + ": " + err);
   return p;
 }
 
@@ -220,13 +210,8 @@ std::map<std::string, bool> with(std::map<std::string, bool> m) {
 }
 
 /// The --fault and --preload flags, for reproduce lines: replay must run in the same worker.
-std::string runFlagsOf(const Flags &f) {
-  std::string flags;
-  for (const auto &x : f.faults) flags += " --fault " + x;
-  for (const auto &p : f.preloads) // a path with spaces or quotes is quoted for the shell
-    flags += " --preload " + (p.find_first_of(" '\"\\$`") == std::string::npos ? p : "'" + std::regex_replace(p, std::regex("'"), "'\\''") + "'");
-  return flags;
-}
+/// The flags replay needs to run a case as these flags did (reproduce lines).
+std::string runFlags(const Flags &f) { return vf::runFlagsOf(f.faults, f.has("float64"), f.preloads); }
 
 vf::WorkerConfig workerConfig(const Flags &f) {
   vf::WorkerConfig w;
@@ -365,9 +350,8 @@ int cmdFuzz(int argc, char **argv) {
   opt.tty = isatty(2);
   opt.policy = policyFrom(f);
   opt.shrink = !f.has("no-shrink");
-  for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
-  opt.runFlags += runFlagsOf(f);
-  if (f.has("float64")) opt.runFlags += " --float64";
+  opt.genFlags = vf::genFlagsOf(f.gen);
+  opt.runFlags = runFlags(f);
   parseShard(f, opt);
   int jobs = static_cast<int>(f.num("jobs", 1, 1, 256));
   std::string out = f.str("out", "vmapfuzz-out");
@@ -463,24 +447,17 @@ int cmdReplay(int argc, char **argv) {
   if (f.has("reports")) store = std::make_unique<vf::FindingStore>(f.str("reports", ""), storeOptions(f, *systems));
   int rc = kClean;
   for (size_t i = 0; i < cases.size(); ++i) {
-    auto prep = runners.front()->prepare(cases[i]);
-    for (auto *runner : runners) {
-      auto r = runner->run(cases[i], prep);
+    // The reproduce line names the case.vf filed beside the report, not this machine's path.
+    for (const auto &[r, failing, filed] :
+         vf::replayCase(cases[i], runners, store.get(), runFlags(f), "case.vf")) {
       std::cout << f.positional[i] << ": " << (runners.size() > 1 ? r.system + ": " : "") << vf::verdictName(r.verdict);
       if (!r.summary.empty()) std::cout << ": " << r.summary;
       std::cout << "\n";
       for (size_t k = 0; k < r.expected.size(); ++k) std::cout << "  expected output " << k << ": " << vf::describeTensor(r.expected[k]) << "\n";
       for (size_t k = 0; k < r.actual.size(); ++k) std::cout << "  batched  output " << k << ": " << vf::describeTensor(r.actual[k]) << "\n";
-      if (vf::isFinding(r.verdict) || r.verdict == vf::Verdict::HarnessBug) {
-        rc = kFound;
-        if (store) {
-          // The reproduce line names the case.vf filed beside the report, not this machine's path.
-          std::string again = "vmapfuzz replay" + vf::replayFlagOf(r.system);
-          again += runFlagsOf(f);
-          auto rec = store->record(cases[i], r, again + " case.vf");
-          std::cout << "  " << (rec.isNew ? "filed: " : "known: ") << rec.dir << "\n";
-        }
-      }
+      if (!failing) continue;
+      rc = kFound;
+      if (filed) std::cout << "  " << (filed->isNew ? "filed: " : "known: ") << filed->dir << "\n";
     }
   }
   return rc;
@@ -522,8 +499,8 @@ int cmdNightly(int argc, char **argv) {
   no.campaign.seed = f.u64("seed", std::stoull(today)); // a new part of the space every night, replayable
   no.campaign.tty = isatty(2);
   no.campaign.policy = policyFrom(f);
-  for (const auto &g : f.gen) no.campaign.genFlags += " --gen " + g;
-  no.campaign.runFlags += runFlagsOf(f);
+  no.campaign.genFlags = vf::genFlagsOf(f.gen);
+  no.campaign.runFlags = runFlags(f);
   parseShard(f, no.campaign);
   no.campaign.maxCases = f.num("cases", -1, -1, INT64_MAX);
   no.reportsDir = f.str("reports", "reports");
@@ -614,7 +591,7 @@ int cmdSelftest(int argc, char **argv) {
   opt.targetRate = static_cast<double>(f.num("target", 90, 0, 100)) / 100.0;
   opt.policy = policyFrom(f);
   opt.shrink = !f.has("no-shrink");
-  for (const auto &g : f.gen) opt.genFlags += " --gen " + g;
+  opt.genFlags = vf::genFlagsOf(f.gen);
   std::string python = f.str("python", "python3");
   std::string faultsScript = std::filesystem::path(vf::defaultWorkerScript()).parent_path() / "vmapfuzz_faults.py";
   auto known = vf::listFaults(python, faultsScript);
@@ -660,15 +637,7 @@ int cmdSelftest(int argc, char **argv) {
   double wall = 0;
   for (const auto &r : results) {
     wall += r.seconds + r.shrinkSeconds;
-    all.generate += r.phases.generate;
-    all.reference += r.phases.reference;
-    all.compare += r.phases.compare;
-    all.emit += r.phases.emit;
-    all.transport += r.phases.transport;
-    all.worker += r.phases.worker;
-    all.system += r.phases.system;
-    all.shrink += r.phases.shrink;
-    all.peakWorkerRssKb = std::max(all.peakWorkerRssKb, r.phases.peakWorkerRssKb);
+    all += r.phases;
   }
   all.print(std::cerr, wall);
   return vf::selftestTargetMet(results, opt.targetRate) ? kClean : kFound;

@@ -6,6 +6,7 @@
 
 #include "ir/constructs.h"
 #include "ir/validate.h"
+#include "ir/walk.h"
 
 namespace vf {
 
@@ -13,24 +14,24 @@ namespace {
 
 // ---- helpers over the program tree -----------------------------------------------------------
 
-void replaceUses(Block &b, const std::map<ValueId, ValueId> &m) {
+void replaceUses(Block &body, const std::map<ValueId, ValueId> &m) {
   auto sub = [&](ValueId &v) {
     auto it = m.find(v);
     if (it != m.end()) v = it->second;
   };
-  for (auto &s : b.stmts) {
-    for (auto &a : s.args) sub(a);
-    for (auto &r : s.regions) replaceUses(r, m);
-  }
-  for (auto &y : b.yields) sub(y);
+  forEachBlock(body, [&](Block &b, int) {
+    for (auto &s : b.stmts)
+      for (auto &a : s.args) sub(a);
+    for (auto &y : b.yields) sub(y);
+  });
 }
 
-void countUses(const Block &b, std::map<ValueId, int> &uses) {
-  for (const auto &s : b.stmts) {
-    for (auto a : s.args) uses[a]++;
-    for (const auto &r : s.regions) countUses(r, uses);
-  }
-  for (auto y : b.yields) uses[y]++;
+void countUses(const Block &body, std::map<ValueId, int> &uses) {
+  forEachBlock(body, [&](const Block &b, int) {
+    for (const auto &s : b.stmts)
+      for (auto a : s.args) uses[a]++;
+    for (auto y : b.yields) uses[y]++;
+  });
 }
 
 /// Every block of the program, outermost first, with the values visible at its start.
@@ -76,17 +77,15 @@ std::vector<Case> dropDeadCode(const Case &c) {
     changed = false;
     std::map<ValueId, int> uses;
     countUses(cand.program.body, uses);
-    std::function<void(Block &)> sweep = [&](Block &b) {
+    // A block is swept before the regions of the statements it keeps.
+    forEachBlock(cand.program.body, [&](Block &b, int) {
       auto dead = [&](const Stmt &s) {
         return std::none_of(s.results.begin(), s.results.end(), [&](const Def &d) { return uses[d.id] > 0; });
       };
       size_t before = b.stmts.size();
       b.stmts.erase(std::remove_if(b.stmts.begin(), b.stmts.end(), dead), b.stmts.end());
       changed |= b.stmts.size() != before;
-      for (auto &s : b.stmts)
-        for (auto &r : s.regions) sweep(r);
-    };
-    sweep(cand.program.body);
+    });
     any |= changed;
   }
   if (!any) return {};
@@ -309,14 +308,13 @@ std::vector<Case> simplifyAttrs(const Case &c) {
 /// How far an attribute is from its simplest value; part of a case's weight.
 int64_t attrWeight(const Block &b) {
   int64_t w = 0;
-  for (const auto &s : b.stmts) {
+  forEachStmt(b, [&](const Stmt &s, int) {
     for (const auto &[name, a] : s.attrs.items) {
       if (auto *d = std::get_if<double>(&a)) w += *d == 0.0 ? 0 : *d == 1.0 ? 1 : 2;
       else if (auto *f = std::get_if<bool>(&a)) w += *f ? 1 : 0;
       else if (auto *i = std::get_if<int64_t>(&a)) w += *i == 0 ? 0 : 1;
     }
-    for (const auto &r : s.regions) w += attrWeight(r);
-  }
+  });
   return w;
 }
 

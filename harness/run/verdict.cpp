@@ -46,4 +46,6 @@ bool isFinding(Verdict v) {
          v == Verdict::Oom;
 }
 
+bool isFailure(Verdict v) { return isFinding(v) || v == Verdict::HarnessBug; }
+
 } // namespace vf

@@ -24,6 +24,9 @@ enum class Verdict {
 std::string_view verdictName(Verdict v);
 /// A finding is a verdict that points at a bug in the system under test.
 bool isFinding(Verdict v);
+/// A finding or a harness-bug: what a campaign files, replay exits 1 for and nightly counts as
+/// still failing.
+bool isFailure(Verdict v);
 constexpr int kVerdictCount = 10;
 
 /// The informative part of an error message in one line: its first line, and where that only

@@ -9,7 +9,7 @@
 
 #include "generators/case_gen.h"
 #include "generators/data.h"
-#include "harness/campaign/margin.h"
+#include "harness/campaign/draw.h"
 #include "ir/op_registry.h"
 #include "ir/text.h"
 #include "ir/validate.h"

@@ -8,6 +8,7 @@
 #include "harness/backends/libtorch/libtorch_vmap.h"
 #include "ir/constructs.h"
 #include "ir/op_registry.h"
+#include "ir/scan_outputs.h"
 
 namespace vf {
 
@@ -163,15 +164,7 @@ private:
       for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
     }
     Tensors res = carry;
-    for (size_t y = 0; y < ys.size(); ++y) {
-      if (reverse) std::reverse(ys[y].begin(), ys[y].end());
-      if (ys[y].empty()) {
-        const Type &t = s.results[k + y].type;
-        res.push_back(at::empty(t.shape, at::TensorOptions().dtype(toScalarType(t.dtype))));
-      } else {
-        res.push_back(at::stack(ys[y], 0));
-      }
-    }
+    for (auto &y : stackScanOutputs(s, std::move(ys))) res.push_back(std::move(y));
     return res;
   }
 };

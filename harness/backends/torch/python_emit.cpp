@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ir/op_registry.h"
+#include "ir/scalar_type.h"
 #include "oracles/compare.h"
 
 namespace vf {
@@ -296,6 +297,15 @@ std::string pyFloat(double d) {
   return std::string(buf, e);
 }
 
+/// The comparator's tolerance table (oracles/compare.h) as a Python dict: dtype -> (rtol, atol).
+std::string pyToleranceDict() {
+  std::string d;
+  for (const auto &[type, tol] : toleranceTable())
+    d += (d.empty() ? "" : ", ") + std::string(torchDTypeName(fromScalarType(type))) + ": (" + pyFloat(tol.rtol) + ", " +
+         pyFloat(tol.atol) + ")";
+  return "{" + d + "}";
+}
+
 std::string tensorLiteral(const at::Tensor &t) {
   std::ostringstream os;
   auto flat = t.contiguous().reshape(-1);
@@ -554,9 +564,10 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << "    ok = len(actual) == len(expected)\n";
   os << "    if not ok:\n        print(f\"FAIL: {what} gave {len(actual)} outputs, expected {len(expected)}\")\n";
   os << "    for i, (a, e) in enumerate(zip(actual, expected)):\n";
-  os << "        tol = {torch.float16: 1e-2, torch.bfloat16: 4e-2, torch.float32: 1e-4, torch.float64: 1e-9}.get(e.dtype, 0)\n";
+  // The comparator's own tolerances: the repro judges the case as the campaign did.
+  os << "        rtol, atol = " << pyToleranceDict() << ".get(e.dtype, (0, 0))\n";
   os << "        try:\n";
-  os << "            torch.testing.assert_close(a, e, rtol=tol, atol=tol, equal_nan=True)\n";
+  os << "            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)\n";
   os << "        except AssertionError as err:\n";
   os << "            ok = False\n";
   os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";

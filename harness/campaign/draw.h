@@ -1,0 +1,21 @@
+#pragma once
+/// The one per-case step of every command that makes cases from seeds: the campaign, selftest
+/// and `vmapfuzz gen`. Case `index` of a campaign with `seed` is drawn from (caseSeed, caseSize)
+/// only, so `vmapfuzz gen --case-seed S --size N` regenerates it exactly.
+#include <cstdint>
+
+#include "generators/policy.h"
+#include "harness/campaign/margin.h"
+
+namespace vf {
+
+/// The seed of case `index` of a campaign with `seed`: the reproduce line names it.
+uint64_t caseSeed(uint64_t seed, int64_t index);
+/// The generation size of case `index` (sizes cycle so both small and large cases appear).
+int caseSize(int64_t index);
+
+/// The case for `caseSeed` at generation size `size`: generateCase, then its data re-drawn
+/// while a predicate sits near its decision boundary (keepMargin). Deterministic.
+DrawnCase drawCase(uint64_t caseSeed, int size, const GenPolicy &policy);
+
+} // namespace vf

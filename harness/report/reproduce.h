@@ -1,0 +1,25 @@
+#pragma once
+/// The one builder of reproduce lines: the commands a report, a log line or a self-test result
+/// gives for running a case again (filed in report.md and meta.json as "reproduce").
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vf {
+
+/// " --gen K=V" for each generator setting: what every gen command repeats.
+std::string genFlagsOf(const std::vector<std::string> &settings);
+/// " --fault F" for each planted fault, " --float64" when set, then " --preload FILE" for each
+/// preloaded file (quoted for the shell where it needs it): what replay needs too.
+std::string runFlagsOf(const std::vector<std::string> &faults, bool float64, const std::vector<std::string> &preloads = {});
+
+/// `vmapfuzz gen --case-seed S --size N` with `genFlags`: prints the case a campaign drew.
+std::string genCommand(uint64_t caseSeed, int size, const std::string &genFlags);
+/// `vmapfuzz replay` with `runFlags` and the flag that picks `system` (a backend's name,
+/// "MODE|DEVICE": --mode MODE, or --backend libtorch), on `file`.
+std::string replayCommand(const std::string &runFlags, const std::string &system, const std::string &file);
+/// The gen command into case.vf, then the replay command on it.
+std::string reproduceLine(uint64_t caseSeed, int size, const std::string &genFlags, const std::string &runFlags,
+                          const std::string &system);
+
+} // namespace vf

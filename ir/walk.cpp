@@ -1,0 +1,28 @@
+#include "ir/walk.h"
+
+namespace vf {
+
+namespace {
+
+template <class B, class Fn> void walkBlocks(B &b, int depth, const Fn &fn) {
+  fn(b, depth);
+  for (auto &s : b.stmts)
+    for (auto &r : s.regions) walkBlocks(r, depth + 1, fn);
+}
+
+void walkStmts(const Block &b, int depth, const std::function<void(const Stmt &, int)> &fn) {
+  for (const auto &s : b.stmts) {
+    fn(s, depth);
+    for (const auto &r : s.regions) walkStmts(r, depth + 1, fn);
+  }
+}
+
+} // namespace
+
+void forEachBlock(const Block &b, const std::function<void(const Block &, int)> &fn) { walkBlocks(b, 0, fn); }
+
+void forEachBlock(Block &b, const std::function<void(Block &, int)> &fn) { walkBlocks(b, 0, fn); }
+
+void forEachStmt(const Block &b, const std::function<void(const Stmt &, int)> &fn) { walkStmts(b, 0, fn); }
+
+} // namespace vf
