@@ -171,11 +171,12 @@ private:
     std::ostringstream rep;
     rep << genLine(cs, size) << " > case.vf && vmapfuzz replay"
         << opt_.runFlags << replayFlagOf(r.system) << " case.vf";
-    // A mismatch is named by the constructs of its shrunk case, so the signature of an
-    // unshrunk one is first mapped through what earlier shrinking found.
+    // A mismatch is named by its shrunk case's constructs and essential features (ablated once,
+    // signature.h), so the cheap signature of an unshrunk one is first mapped through what
+    // earlier shrinking and ablation found.
     const std::string sig0 = signatureOf(c, r);
     std::string sig;
-    bool shrink = false;
+    bool shrink = false, fresh = false;
     {
       std::lock_guard<std::mutex> g(mu_);
       if (shrinking_.count(sig0)) {
@@ -183,7 +184,8 @@ private:
         return;
       }
       sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
-      shrink = opt_.shrink && !store_.known(sig) && r.verdict != Verdict::HarnessBug;
+      fresh = !store_.known(sig) && r.verdict != Verdict::HarnessBug;
+      shrink = opt_.shrink && fresh;
       if (shrink) {
         shrinking_.insert(sig0);
         say("shrinking a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " (" +
@@ -200,7 +202,7 @@ private:
         // Past the campaign's time (plus a minute of grace) stop accepting: the case stays
         // as small as it got.
         if (elapsed() > opt_.seconds + 60) return false;
-        return failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
+        return failsTheSameWay(r, runner.run(cand));
       }, &ss, opt_.maxShrinkAttempts);
       filedResult = runner.run(filed);
       if (filedResult.verdict != r.verdict) { // flaky: file the case as found
@@ -217,13 +219,15 @@ private:
       s_.shrinkSeconds += took;
       s_.phases.shrink += took;
     }
+    // The filed signature: a mismatch's essential features ablated once, on the shrunk case.
+    Signature full;
+    full.key = sig;
+    if (fresh) full = findingSignature(filed, filedResult, runner);
     std::lock_guard<std::mutex> g(mu_);
-    if (shrink) {
-      sig = shrunkSignature_[sig0] = signatureOf(filed, filedResult);
-      say("shrunk: " + note);
-    }
+    if (fresh) sig = shrunkSignature_[sig0] = full.key;
+    if (shrink) say("shrunk: " + note);
     auto tFile = std::chrono::steady_clock::now();
-    auto rec = store_.record(filed, filedResult, rep.str(), note, sig);
+    auto rec = store_.record(filed, filedResult, rep.str(), note, full);
     s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
     if (rec.isNew) {
       std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;

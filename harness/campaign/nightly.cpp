@@ -26,7 +26,8 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
       ++replayed;
       if (!isFinding(r.verdict)) continue;
       ++stillFailing;
-      auto rec = store.record(c, r, "vmapfuzz replay" + replayFlagOf(r.system) + " " + file);
+      // Regression cases are shrunk already: their signature is ablated as filed.
+      auto rec = store.record(c, r, "vmapfuzz replay" + replayFlagOf(r.system) + " " + file, "", findingSignature(c, r, *runner));
       if (rec.isNew) log << "NEW " << verdictName(r.verdict) << " replaying " << file << ": " << r.summary << "\n    -> " << rec.dir << "\n";
     }
   }

@@ -423,7 +423,7 @@ int cmdReplay(int argc, char **argv) {
           // The reproduce line names the case.vf filed beside the report, not this machine's path.
           std::string again = "vmapfuzz replay" + vf::replayFlagOf(r.system);
           for (const auto &x : f.faults) again += " --fault " + x;
-          auto rec = store->record(cases[i], r, again + " case.vf");
+          auto rec = store->record(cases[i], r, again + " case.vf", "", vf::findingSignature(cases[i], r, *runner));
           std::cout << "  " << (rec.isNew ? "filed: " : "known: ") << rec.dir << "\n";
         }
       }
@@ -442,11 +442,10 @@ int cmdShrink(int argc, char **argv) {
   vf::CaseResult r = runner.run(c);
   if (r.verdict == vf::Verdict::Pass || r.verdict == vf::Verdict::Unsupported)
     throw UsageError(f.positional[0] + ": " + std::string(vf::verdictName(r.verdict)) + " in " + r.system + ", nothing to shrink");
-  const std::string sig = vf::signatureOf(c, r);
   std::cerr << "vmapfuzz shrink: " << vf::verdictName(r.verdict) << ": " << r.summary << "\n";
   vf::ShrinkStats ss;
   vf::Case small = vf::shrinkCase(c, [&](const vf::Case &cand) {
-    return vf::failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
+    return vf::failsTheSameWay(r, runner.run(cand));
   }, &ss, static_cast<int>(f.num("max-attempts", 2000, 1, 1000000)));
   std::cerr << "vmapfuzz shrink: " << c.program.size() << " -> " << small.program.size() << " statements in "
             << ss.attempts << " attempts\n";
