@@ -161,6 +161,7 @@ Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes)
   //    through the inputs no other role of its construct depends on, so that unbatching the
   //    operands does not unbatch the predicate too.
   std::set<std::string> tried;
+  std::map<std::string, size_t> rolePhrase; // "the predicate of cond" -> its phrase
   for (int pass = 0; pass < 2; ++pass)
     for (size_t ri = 0; ri < flow.roles.size(); ++ri) {
       const Role &role = flow.roles[ri];
@@ -189,8 +190,17 @@ Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes)
         keepLevelsBatched(cand);
         std::string f = role.op + "." + role.role + ":" + (batched ? "batched@" : "unbatched@") + levelName(l, n);
         if (features.count(f) || !tried.insert(f).second) continue;
-        if (essential(cand))
-          add(f, "the " + role.role + " of " + role.op + (role.role == "operands" || role.role == "carries" || role.role == "xs" ? " are " : " is ") +
+        if (!essential(cand)) continue;
+        // A second level of the same role joins the first's phrase: "the predicate of cond is
+        // batched at the outer level and not at the inner level".
+        std::string who = "the " + role.role + " of " + role.op;
+        if (auto it = rolePhrase.find(who); it != rolePhrase.end()) {
+          features.insert(f);
+          a.phrases[it->second] += std::string(" and ") + (batched ? "" : "not ") + atLevel(l, n);
+          continue;
+        }
+        rolePhrase[who] = a.phrases.size();
+        add(f, "the " + role.role + " of " + role.op + (role.role == "operands" || role.role == "carries" || role.role == "xs" ? " are " : " is ") +
                      (batched ? "" : "not ") + "batched " + atLevel(l, n));
       }
     }

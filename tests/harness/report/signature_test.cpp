@@ -139,8 +139,8 @@ bool outerOnly(const Case &c) {
 TEST(Ablation, FindsTheEssentialFeaturesOfASyntheticBug) {
   Ablation a = ablate(nestedCond(), outerOnly);
   EXPECT_EQ(a.features, (std::vector<std::string>{"cond.predicate:batched@outer", "cond.predicate:unbatched@inner", "nested"}));
-  EXPECT_EQ(essentialSentence(a), "fails only when the predicate of cond is batched at the outer level, the predicate of cond is "
-                                  "not batched at the inner level and vmap is nested (2 levels)");
+  EXPECT_EQ(essentialSentence(a), "fails only when the predicate of cond is batched at the outer level and not at the inner "
+                                  "level and vmap is nested (2 levels)");
   EXPECT_LE(a.probes, 32);
   Ablation again = ablate(nestedCond(), outerOnly);
   EXPECT_EQ(again.features, a.features); // deterministic
