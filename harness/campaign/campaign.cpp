@@ -15,6 +15,7 @@
 #include "harness/campaign/modes.h"
 #include "harness/backends/exec_config.h"
 #include "harness/report/reproduce.h"
+#include "harness/report/signature.h"
 #include "harness/report/shrinker.h"
 #include "ir/constructs.h"
 
@@ -113,6 +114,13 @@ public:
 private:
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
 
+  /// The runner of `job` whose system is `system` (`fallback` when none is).
+  static Runner &systemOf(const RunnerSet &job, const std::string &system, Runner &fallback) {
+    for (Runner *x : job)
+      if (x->backend().name() == system) return *x;
+    return fallback;
+  }
+
   /// Whether runner `k` of a job runs this case: not when it cannot batch one of the case's
   /// constructs, and a mode after the first only while it is within its share of the time.
   bool shouldRun(const Case &c, Runner &r, size_t k) {
@@ -189,8 +197,9 @@ private:
       return reproduceLine(cs, size, opt_.genFlags, opt_.runFlags, system);
     };
     const std::string rep = reproduce(r.system);
-    // A mismatch is named by the constructs of its shrunk case, so the signature of an
-    // unshrunk one is first mapped through what earlier shrinking found.
+    // A mismatch is named by its shrunk case's constructs and essential features (ablated once,
+    // signature.h), so the cheap signature of an unshrunk one is first mapped through what
+    // earlier shrinking and ablation found.
     const std::string sig0 = signatureOf(c, r);
     std::string sig;
     bool shrink = false, fresh = false;
@@ -222,12 +231,12 @@ private:
       // Shrink in the fastest system of the job that fails the same way (direct before eager
       // before compile: a direct run takes milliseconds), then confirm in the one that found it.
       Runner &fast = fastestThatFailsAlike(c, r, runner, job);
-      const std::string fastSig = &fast == &runner ? sig : signatureOf(c, fast.run(c));
+      const CaseResult fastFound = &fast == &runner ? r : fast.run(c);
       filed = shrinkCase(c, [&](const Case &cand) {
         // Past the campaign's time stop accepting: the case stays as small as it got, and
         // --time holds, shrinking included.
         if (elapsed() > opt_.seconds) return false;
-        return failsTheSameWay(r.verdict, fastSig, cand, fast.run(cand));
+        return failsTheSameWay(fastFound, fast.run(cand));
       }, &ss, opt_.maxShrinkAttempts);
       filedResult = runner.run(filed);
       if (filedResult.verdict != r.verdict) { // flaky: file the case as found
@@ -260,14 +269,17 @@ private:
         return;
       }
     }
+    // The filed signature: a mismatch's essential features ablated once, on the shrunk case,
+    // through the system it is filed for (the public API's, where the cross-check chose it).
+    Signature full;
+    full.key = sig;
+    if (fresh) full = findingSignature(filed, filedResult, systemOf(job, filedResult.system, runner));
     std::lock_guard<std::mutex> g(mu_);
-    if (shrink) {
-      sig = shrunkSignature_[sig0] = signatureOf(filed, filedResult);
-      say("shrunk: " + note);
-    }
+    if (fresh) sig = shrunkSignature_[sig0] = full.key;
+    if (shrink) say("shrunk: " + note);
     auto tFile = std::chrono::steady_clock::now();
     // The public API's run is filed where a direct-mode finding shows there too: replay it there.
-    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, sig);
+    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, full);
     s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
     if (rec.isNew) {
       std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;

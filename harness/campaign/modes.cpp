@@ -15,13 +15,14 @@ Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found,
     ExecConfig e = execOfSystem(x->backend().name());
     return e.direct() ? 0 : e.compiled() ? 2 : 1;
   };
-  auto sansMode = [](const std::string &sig) { return sig.substr(sig.find('|')); };
-  const std::string want = sansMode(signatureOf(c, r));
+  // shrinkKey names the mode first: compare what follows it.
+  auto sansMode = [](const std::string &key) { return key.substr(key.find('|')); };
+  const std::string want = sansMode(shrinkKey(r));
   Runner *best = &found;
   for (Runner *x : job) {
     if (x == &found || rank(x) >= rank(best) || isLibtorch(x)) continue;
     CaseResult alt = x->run(c);
-    if (alt.verdict == r.verdict && sansMode(signatureOf(c, alt)) == want) best = x;
+    if (alt.verdict == r.verdict && sansMode(shrinkKey(alt)) == want) best = x;
   }
   return *best;
 }

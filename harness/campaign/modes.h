@@ -4,12 +4,14 @@
 #include <string>
 
 #include "harness/report/findings.h"
+#include "harness/report/signature.h"
 #include "harness/run/runner.h"
 
 namespace vf {
 
 /// The system of `job` to shrink `c` in: the first of direct, eager, the others whose run of
-/// `c` gives the same verdict and the same signature apart from the mode; else `found`.
+/// `c` gives the same verdict and the same shrink key (signature.h) apart from the mode; else
+/// `found`.
 Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job);
 
 /// Re-runs a direct-mode finding through the public API (eager, same device) of `job` and notes

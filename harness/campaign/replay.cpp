@@ -1,6 +1,7 @@
 #include "harness/campaign/replay.h"
 
 #include "harness/report/reproduce.h"
+#include "harness/report/signature.h"
 
 namespace vf {
 
@@ -12,7 +13,11 @@ std::vector<Replayed> replayCase(const Case &c, const RunnerSet &runners, Findin
   for (Runner *runner : runners) {
     Replayed r{runner->run(c, prep)};
     r.failing = isFailure(r.result.verdict);
-    if (r.failing && store) r.filed = store->record(c, r.result, replayCommand(runFlags, r.result.system, file));
+    // A replayed case is filed under its full signature (a mismatch's essential features ablated
+    // through the same runner), as the campaign files a shrunk one.
+    if (r.failing && store)
+      r.filed = store->record(c, r.result, replayCommand(runFlags, r.result.system, file), "",
+                              findingSignature(c, r.result, *runner));
     out.push_back(std::move(r));
   }
   return out;

@@ -473,11 +473,10 @@ int cmdShrink(int argc, char **argv) {
   vf::CaseResult r = runner.run(c);
   if (r.verdict == vf::Verdict::Pass || r.verdict == vf::Verdict::Unsupported)
     throw UsageError(f.positional[0] + ": " + std::string(vf::verdictName(r.verdict)) + " in " + r.system + ", nothing to shrink");
-  const std::string sig = vf::signatureOf(c, r);
   std::cerr << "vmapfuzz shrink: " << vf::verdictName(r.verdict) << ": " << r.summary << "\n";
   vf::ShrinkStats ss;
   vf::Case small = vf::shrinkCase(c, [&](const vf::Case &cand) {
-    return vf::failsTheSameWay(r.verdict, sig, cand, runner.run(cand));
+    return vf::failsTheSameWay(r, runner.run(cand));
   }, &ss, static_cast<int>(f.num("max-attempts", 2000, 1, 1000000)));
   std::cerr << "vmapfuzz shrink: " << c.program.size() << " -> " << small.program.size() << " statements in "
             << ss.attempts << " attempts\n";

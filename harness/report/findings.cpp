@@ -31,45 +31,7 @@ std::string hex8(const std::string &s) {
   return std::string(buf, 8);
 }
 
-void constructs(const Block &b, std::map<std::string, int> &seen) {
-  for (const auto &s : b.stmts) {
-    if (!s.regions.empty()) seen[s.op + (s.results.size() > 1 ? "-multi" : "")]++;
-    for (const auto &r : s.regions) constructs(r, seen);
-  }
-}
-
-std::string normalise(const std::string &msg) {
-  std::string first = errorGist(msg);
-  first = std::regex_replace(first, std::regex("0x[0-9a-fA-F]+"), "ADDR");
-  first = std::regex_replace(first, std::regex("[0-9]+"), "N");
-  // Lists of sizes vary with the number of tensors involved, not with the bug.
-  first = std::regex_replace(first, std::regex("N(, N)+"), "N, ...");
-  return first.substr(0, 240);
-}
-
 } // namespace
-
-std::string signatureOf(const Case &c, const CaseResult &r) {
-  // Mode and device class come first: the same bug in eager and under inductor is two reports.
-  // A batched error of the in-process libtorch backend is raised by ATen's batching rules,
-  // which torch.vmap runs too: the same bug, so torch's signature. Its mismatches may be its
-  // own lowering's, another bug: they keep the libtorch name.
-  std::string system = r.system.rfind("libtorch|", 0) == 0 && r.verdict == Verdict::BatchedError ? "eager|cpu" : r.system;
-  std::string sig = system + "|" + std::string(verdictName(r.verdict));
-  if (r.verdict == Verdict::Mismatch) {
-    std::map<std::string, int> seen;
-    constructs(c.program.body, seen);
-    sig += "|";
-    for (const auto &[k, v] : seen) sig += k + ",";
-  } else {
-    sig += "|" + r.errorType + "|" + normalise(r.errorMessage);
-  }
-  return sig;
-}
-
-bool failsTheSameWay(Verdict verdict, const std::string &signature, const Case &candidate, const CaseResult &now) {
-  return now.verdict == verdict && (verdict == Verdict::Mismatch || signatureOf(candidate, now) == signature);
-}
 
 void writeFileAtomic(const std::string &path, const std::string &text) {
   std::string tmp = path + ".tmp";
@@ -101,6 +63,8 @@ FindingStore::FindingStore(std::string reportsDir, StoreOptions opt) : dir_(std:
       rec.signature = j.at("signature").get<std::string>();
       rec.hits = j.value("hits", int64_t{0});
       seen_[rec.signature] = rec;
+      for (const auto &alias : j.value("aliases", std::vector<std::string>{}))
+        if (alias != rec.signature) aliases_[alias] = rec.signature;
     } catch (const std::exception &ex) {
       throw std::runtime_error(meta.string() + ": unreadable meta.json: " + ex.what());
     }
@@ -142,13 +106,8 @@ void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) 
 }
 
 std::string title(const Case &c, const CaseResult &r) {
-  std::map<std::string, int> seen;
-  constructs(c.program.body, seen);
-  std::string what = "torch.vmap";
-  for (const auto &[k, v] : seen) {
-    what = "torch.vmap of torch." + k.substr(0, k.find('-'));
-    break;
-  }
+  std::string list = constructList(c);
+  std::string what = list.empty() ? "torch.vmap" : "torch.vmap of torch." + list.substr(0, list.find_first_of("-,"));
   if (r.verdict == Verdict::Mismatch) return what + " returns a different result than running each example alone";
   if (r.verdict == Verdict::BatchedError) return what + " raises " + r.errorType + " where each example alone runs";
   if (r.verdict == Verdict::Crash) return what + " kills the process (" + r.summary + ")";
@@ -158,10 +117,16 @@ std::string title(const Case &c, const CaseResult &r) {
 }
 
 std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string &reproduceLine,
-                           const nlohmann::json &env) {
+                           const nlohmann::json &env, const Signature &sig) {
   std::ostringstream md;
   md << "# " << title(c, r) << "\n\n";
   md << "## What happens\n\n";
+  // The root cause first: what the failure needs, found by ablation.
+  if (!sig.essential.empty())
+    md << "Root cause, by ablation (" << sig.probes << " runs, each with one feature of the batching changed): it " << sig.essential
+       << ". The " << differenceKind(r, false) << " of " << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs")
+       << " differ.\n\n";
+  if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
   if (r.verdict == Verdict::Mismatch) {
     md << "The batched result differs from the per-example result: " << r.summary << ".\n\n";
     for (size_t i = 0; i < r.actual.size(); ++i) md << "- batched output " << i << ": `" << describeTensor(r.actual[i]) << "`\n";
@@ -191,7 +156,16 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
 
 FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
                                    const std::string &shrinkNote, const std::string &signature) {
-  std::string sig = signature.empty() ? signatureOf(c, r) : signature;
+  Signature s;
+  s.key = signature.empty() ? signatureOf(c, r) : signature;
+  return record(c, r, reproduceLine, shrinkNote, s);
+}
+
+FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
+                                   const std::string &shrinkNote, const Signature &full) {
+  std::string sig = full.key;
+  // A signature filed under another name (an old one, or a merged folder's) counts there.
+  if (auto a = aliases_.find(sig); a != aliases_.end()) sig = a->second;
   auto &rec = seen_[sig];
   rec.signature = sig;
   rec.hits++;
@@ -235,6 +209,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   std::ostringstream res;
   res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
       << "\nreproduce: " << reproduceLine << "\n";
+  if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << " ablation runs)\n";
+  if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
   if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
   for (const auto &p : ro.preloads) res << "preload: " << p.path << " sha256 " << p.sha256 << "\n";
@@ -250,7 +226,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
   }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
-  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env));
+  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full));
   nlohmann::json meta = {{"signature", sig},
                          {"verdict", std::string(verdictName(r.verdict))},
                          {"title", title(c, r)},
@@ -264,6 +240,12 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
                          {"last_seen", nowUtc()},
                          {"hits", rec.hits},
                          {"status", "open"}};
+  if (!full.essential.empty()) {
+    meta["essential"] = full.essential;
+    meta["essential_features"] = full.features;
+    meta["ablation_runs"] = full.probes;
+  }
+  if (!full.frame.empty()) meta["raised_at"] = full.frame;
   writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
   if (!opt_.corpusDir.empty()) {
     fs::create_directories(opt_.corpusDir);

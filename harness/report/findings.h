@@ -8,19 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/report/signature.h"
 #include "harness/run/verdict.h"
 #include "ir/program.h"
 
 namespace vf {
-
-/// What identifies a bug: mode and device class, verdict, exception type and normalised
-/// message, or for a mismatch the constructs of the case. Errors keep their signature while
-/// shrinking; a mismatch is shrunk as "still a mismatch" and named by its shrunk case. It names
-/// nothing that shrinking removes on purpose, such as a second vmap level.
-std::string signatureOf(const Case &c, const CaseResult &r);
-/// Shrinking keeps a candidate when it fails as the case did: the same verdict and, except for
-/// a mismatch (whose constructs may go), the same signature.
-bool failsTheSameWay(Verdict verdict, const std::string &signature, const Case &candidate, const CaseResult &now);
 
 struct FindingRecord {
   std::string dir;
@@ -41,14 +33,19 @@ struct StoreOptions {
 
 class FindingStore {
 public:
-  /// Loads the signatures already filed under `reportsDir` (from each folder's meta.json).
+  /// Loads the signatures already filed under `reportsDir` (from each folder's meta.json), and
+  /// each folder's `aliases` (its signatures before a migration, or of folders merged into it).
   explicit FindingStore(std::string reportsDir, StoreOptions opt = {});
   /// Records a finding: files it the first time its signature is seen, else counts the hit.
   /// `signature`: "" computes it from the case.
   FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
                        const std::string &shrinkNote = "", const std::string &signature = "");
-  /// True when a finding with this signature is filed already.
-  bool known(const std::string &sig) const { return seen_.count(sig) > 0; }
+  /// The same with the full signature (`findingSignature`): its essential features and frame
+  /// go into report.md, result.txt and meta.json.
+  FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine, const std::string &shrinkNote,
+                       const Signature &signature);
+  /// True when a finding with this signature, or with this signature as an alias, is filed.
+  bool known(const std::string &sig) const { return seen_.count(sig) > 0 || aliases_.count(sig) > 0; }
   /// Signatures seen by this campaign (new or already filed).
   size_t unique() const;
   /// Signatures this campaign filed for the first time.
@@ -59,6 +56,7 @@ private:
   std::string dir_;
   StoreOptions opt_;
   std::map<std::string, FindingRecord> seen_;
+  std::map<std::string, std::string> aliases_; ///< alias -> the signature it is filed under
 };
 
 /// Writes `text` to `path` atomically (temporary file, then rename).

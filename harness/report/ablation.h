@@ -1,0 +1,37 @@
+#pragma once
+/// A mismatch's essential features, found by ablation: each feature of the (shrunk) case is
+/// changed on its own, the changed case is run through the same Runner, and the feature is
+/// essential when the failure (same verdict, same kind of difference) goes away.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/run/runner.h"
+#include "ir/program.h"
+
+namespace vf {
+
+struct Ablation {
+  /// Canonical names, sorted: "cond.predicate:batched@outer", "cond.predicate:unbatched@inner",
+  /// "nested", "in_dims<0@vmap", "out_dims>0@inner", "chunk_size@vmap", "dtype=float".
+  std::vector<std::string> features;
+  /// The same features in words, in probe order ("the predicate of cond is batched at the outer
+  /// level", ...).
+  std::vector<std::string> phrases;
+  int probes = 0;    ///< runs made
+  bool capped = false; ///< stopped at the probe budget: later features were not tried
+};
+
+/// True when `candidate` still fails the way the finding did. Called only on valid cases.
+using StillFailsProbe = std::function<bool(const Case &candidate)>;
+
+/// Ablates the features of `c` in a fixed order, at most `maxProbes` runs.
+Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes = 32);
+
+/// "fails only when A, B and C" (or "fails whenever ..." when nothing was essential).
+std::string essentialSentence(const Ablation &a);
+
+/// The name of level `l` of `n`: "vmap" (one level), "outer"/"inner" (two), "level K of N".
+std::string levelName(size_t l, size_t n);
+
+} // namespace vf

@@ -1,0 +1,129 @@
+#include "harness/report/error_signature.h"
+
+#include <regex>
+#include <vector>
+
+#include "harness/run/verdict.h"
+
+namespace vf {
+
+namespace {
+
+std::string shortType(const std::string &t) {
+  size_t dot = t.rfind('.');
+  return dot == std::string::npos ? t : t.substr(dot + 1);
+}
+
+/// Undoes the escapes of a Python repr() string: \' \" \\ and \n (as a space: one line).
+std::string unrepr(const std::string &s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      char n = s[++i];
+      out += n == 'n' ? ' ' : n == 't' ? ' ' : n;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string firstLine(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find('\n', b);
+  return s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+}
+
+} // namespace
+
+InnerError peelError(const std::string &type, const std::string &message) {
+  InnerError e{shortType(type), message, false};
+  // At most a few layers: dynamo wraps once or twice.
+  for (int layer = 0; layer < 4; ++layer) {
+    // "... got AssertionError('...')" / "... raised exception ValueError("...")": the cause,
+    // quoted as its repr() by dynamo. The last one on its line is the innermost.
+    static const std::regex quoted(R"((?:got|raised exception) ([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\((['"])(.*)\2\))");
+    static const std::regex prefixed(R"(^\s*([A-Za-z_][\w.]*(?:Error|Exception)): ([^\n]*))");
+    std::smatch m;
+    bool found = false;
+    std::string rest = e.message;
+    std::string::const_iterator from = rest.begin();
+    std::smatch last;
+    while (std::regex_search(from, rest.cend(), m, quoted)) {
+      last = m;
+      found = true;
+      from = m[0].second;
+    }
+    if (found) {
+      e = {shortType(last[1].str()), unrepr(last[3].str()), true};
+      continue;
+    }
+    // "InternalTorchDynamoError: RuntimeError: Dimension ...": the message names the cause.
+    std::string line = firstLine(e.message);
+    if (std::regex_search(line, m, prefixed)) {
+      e = {shortType(m[1].str()), m[2].str(), true};
+      continue;
+    }
+    break;
+  }
+  return e;
+}
+
+std::string normaliseMessage(const std::string &msg) {
+  std::string first = errorGist(msg);
+  first = std::regex_replace(first, std::regex("0x[0-9a-fA-F]+"), "ADDR");
+  // Generated functions and values: true_fn_12, body_fn_3, l_args_0_, cond_true_0, %23.
+  first = std::regex_replace(first, std::regex(R"(\b(true|false|body|cond|combine|branch)_fn(_[0-9]+)?\b)"), "FN");
+  first = std::regex_replace(first, std::regex(R"(\bl_[A-Za-z_]*?[0-9]+_\w*)"), "VAR");
+  first = std::regex_replace(first, std::regex("[0-9]+"), "N");
+  // Lists of sizes vary with the number of tensors involved, not with the bug.
+  first = std::regex_replace(first, std::regex("N(, N)+"), "N, ...");
+  // An assertion's wording names the values it saw: "got b_val=N" and "got a_val=N, b_val=N".
+  first = std::regex_replace(first, std::regex(R"(\b\w+=N(, \w+=N)*)"), "VAR=N");
+  return first.substr(0, 240);
+}
+
+std::string raisingFrame(const std::string &traceback, bool wrapped) {
+  struct Frame {
+    std::string path, func, source;
+    bool userCode; // in dynamo's "from user code:" part
+  };
+  std::vector<Frame> frames;
+  static const std::regex fileLine(R"re(^\s*File "([^"]+)", line [0-9]+, in (\S+))re");
+  bool userCode = false;
+  size_t start = 0;
+  std::vector<std::string> lines;
+  while (start <= traceback.size()) {
+    size_t end = traceback.find('\n', start);
+    if (end == std::string::npos) end = traceback.size();
+    lines.push_back(traceback.substr(start, end - start));
+    start = end + 1;
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("from user code:") != std::string::npos) userCode = true;
+    std::smatch m;
+    if (!std::regex_search(lines[i], m, fileLine)) continue;
+    Frame f{m[1].str(), m[2].str(), "", userCode};
+    if (i + 1 < lines.size() && !std::regex_search(lines[i + 1], fileLine)) f.source = firstLine(lines[i + 1]);
+    frames.push_back(f);
+  }
+  // A wrapped error's own raise is dynamo's; the cause's frames, where dynamo shows them at
+  // all, are in "from user code:". A plain error's are in the traceback proper.
+  const Frame *inner = nullptr;
+  for (const auto &f : frames)
+    if (f.userCode == wrapped) inner = &f;
+  if (!inner) return "";
+  size_t t = inner->path.rfind("/torch/");
+  if (t == std::string::npos) return "";
+  if (inner->source.rfind("raise", 0) != 0 && inner->source.rfind("assert", 0) != 0) return "";
+  return inner->path.substr(t + 7) + ":" + inner->func;
+}
+
+std::string errorSignature(const std::string &type, const std::string &message, const std::string &traceback) {
+  InnerError e = peelError(type, message);
+  std::string frame = raisingFrame(traceback, e.peeled);
+  return e.type + "|" + normaliseMessage(e.message) + "|" + frame;
+}
+
+} // namespace vf

@@ -1,0 +1,92 @@
+#include "harness/report/signature.h"
+
+#include <map>
+#include <set>
+
+#include "harness/report/ablation.h"
+#include "harness/report/error_signature.h"
+#include "oracles/compare.h"
+
+namespace vf {
+
+namespace {
+
+void constructs(const Block &b, std::map<std::string, int> &seen) {
+  for (const auto &s : b.stmts) {
+    if (!s.regions.empty()) seen[s.op + (s.results.size() > 1 ? "-multi" : "")]++;
+    for (const auto &r : s.regions) constructs(r, seen);
+  }
+}
+
+/// Mode and device come first: the same bug in eager and under inductor is two reports. A
+/// batched error of the in-process libtorch backend is raised by ATen's batching rules, which
+/// torch.vmap runs too: the same bug, so torch's name. Its mismatches may be its own
+/// lowering's, another bug: they keep the libtorch name.
+std::string systemOf(const CaseResult &r) {
+  return r.system.rfind("libtorch|", 0) == 0 && r.verdict == Verdict::BatchedError ? "eager|cpu" : r.system;
+}
+
+} // namespace
+
+std::string constructList(const Case &c) {
+  std::map<std::string, int> seen;
+  constructs(c.program.body, seen);
+  std::string out;
+  for (const auto &[k, v] : seen) out += k + ",";
+  return out;
+}
+
+std::string differenceKind(const CaseResult &r, bool withOutputs) {
+  if (r.expected.size() != r.actual.size()) return "count";
+  std::set<std::string> kinds;
+  size_t differing = 0;
+  for (size_t i = 0; i < r.expected.size(); ++i) {
+    const at::Tensor &e = r.expected[i], &a = r.actual[i];
+    std::string k;
+    if (e.sizes() != a.sizes()) k = "shape";
+    else if (e.scalar_type() != a.scalar_type()) k = "dtype";
+    else if (!compareOutputs({e}, {a}).equal) k = "values";
+    if (k.empty()) continue;
+    kinds.insert(k);
+    ++differing;
+  }
+  std::string out;
+  for (const auto &k : kinds) out += (out.empty() ? "" : "+") + k;
+  if (out.empty()) out = "values"; // only the second call (compile modes) differs, say
+  if (withOutputs) out += differing == r.expected.size() ? ":all" : ":some";
+  return out;
+}
+
+std::string shrinkKey(const CaseResult &r) {
+  std::string head = systemOf(r) + "|" + std::string(verdictName(r.verdict)) + "|";
+  if (r.verdict == Verdict::Mismatch) return head + differenceKind(r);
+  return head + errorSignature(r.errorType, r.errorMessage, r.traceback);
+}
+
+bool failsTheSameWay(const CaseResult &found, const CaseResult &now) {
+  return now.verdict == found.verdict && shrinkKey(now) == shrinkKey(found);
+}
+
+std::string signatureOf(const Case &c, const CaseResult &r) {
+  if (r.verdict != Verdict::Mismatch) return shrinkKey(r);
+  return systemOf(r) + "|mismatch|" + constructList(c) + "|" + differenceKind(r, true);
+}
+
+Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, int maxProbes) {
+  Signature s;
+  if (r.verdict != Verdict::Mismatch) {
+    s.key = signatureOf(c, r);
+    s.frame = raisingFrame(r.traceback, peelError(r.errorType, r.errorMessage).peeled);
+    return s;
+  }
+  Ablation a = ablate(c, [&](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); }, maxProbes);
+  s.features = a.features;
+  s.essential = essentialSentence(a);
+  s.probes = a.probes;
+  std::string f;
+  for (const auto &x : a.features) f += x + ",";
+  s.key = systemOf(r) + "|mismatch|" + constructList(c) + "|" + f + "|" + differenceKind(r, true);
+  return s;
+}
+
+} // namespace vf

@@ -1,0 +1,55 @@
+#pragma once
+/// What identifies a bug (issue 16).
+///
+/// - An error (batched-error, crash, hang, oom): mode and device, verdict, the innermost
+///   exception with dynamo's wrappers peeled off, its normalised message, and the torch frame
+///   that raised it (error_signature.h). The same with or without the shrunk case.
+/// - A mismatch: mode and device, the constructs of the shrunk case, its essential features
+///   found by ablation (ablation.h), and the kind of difference (count, shape, dtype, values;
+///   in all outputs or some).
+///
+/// Shrinking uses a cheap key per candidate (`shrinkKey`: verdict plus kind of difference for a
+/// mismatch, the full signature for an error): one run per candidate, as before. The ablation
+/// (up to a few dozen runs) is done once, on the shrunk case (`findingSignature`). A construct
+/// that survives shrinking is needed by the failure, since the shrinker tries inlining and
+/// dropping each one; so the constructs named by the signature are the essential ones too.
+#include <string>
+#include <vector>
+
+#include "harness/run/runner.h"
+#include "harness/run/verdict.h"
+#include "ir/program.h"
+
+namespace vf {
+
+struct Signature {
+  std::string key;                   ///< what findings are filed and matched under
+  std::string essential;             ///< a mismatch's essential features as a sentence
+  std::vector<std::string> features; ///< the same, canonical (in `key`)
+  std::string frame;                 ///< an error's raising torch frame ("" unknown)
+  int probes = 0;                    ///< ablation runs
+};
+
+/// The kind of difference of a mismatch: "values", "shape", "dtype", "count" (of outputs),
+/// several joined with '+'; `withOutputs` adds ":all" or ":some" (which outputs differ).
+std::string differenceKind(const CaseResult &r, bool withOutputs = false);
+
+/// The cheap per-candidate key shrinking keeps: "mode|device|verdict|kind" for a mismatch, the
+/// error signature otherwise.
+std::string shrinkKey(const CaseResult &r);
+
+/// Shrinking keeps a candidate when it fails as the case did: the same `shrinkKey`.
+bool failsTheSameWay(const CaseResult &found, const CaseResult &now);
+
+/// The signature without running anything: final for an error; for a mismatch the constructs of
+/// `c` and the kind of difference, without the ablation (used to group hits before shrinking).
+std::string signatureOf(const Case &c, const CaseResult &r);
+
+/// The filed signature: `signatureOf` for an error, for a mismatch with the essential features
+/// ablated through `runner` (at most `maxProbes` runs, deterministic).
+Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, int maxProbes = 32);
+
+/// The constructs of a case, sorted: "cond,scan," ("-multi" for several results).
+std::string constructList(const Case &c);
+
+} // namespace vf

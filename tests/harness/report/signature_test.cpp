@@ -1,0 +1,210 @@
+// Unit tests of issue 16's signatures: error peeling and normalisation on real wrapped messages
+// (from reports/*/result.txt), the ablation's features on a case with a synthetic failure rule,
+// lookup by alias, and a shrink that never changes the cheap key it keeps.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "generators/case_gen.h"
+#include "harness/report/ablation.h"
+#include "harness/report/error_signature.h"
+#include "harness/report/findings.h"
+#include "harness/report/shrinker.h"
+#include "ir/text.h"
+
+using namespace vf;
+namespace fs = std::filesystem;
+
+namespace {
+
+// reports/batched-error-04404d75 (abridged in the middle, as the worker sends it).
+const char *kFakeTensorWrapped =
+    "RuntimeError when making fake tensor call\n"
+    "  Explanation: Dynamo failed to run FX node with fake tensors: call_function squeeze(*(BatchedTensor(lvl=1, bdim=0, value=\n"
+    "        FakeTensor(..., size=(1,), dtype=torch.bool)\n"
+    "    ), -1), **{}): got RuntimeError('Dimension is out of range (expected to be in range of [-1, 0], but got [-1]')\n"
+    "  Hint: Your code may result in an error when running in eager.\n";
+
+const char *kUncaptured =
+    "This higher order operator doesn't work unless it is captured completely with torch.compile. Got graph break/error:\n\n"
+    "raised exception ValueError('treespec.unflatten(leaves): `leaves` has length 1 but the spec refers to a pytree that "
+    "holds 2 items (TreeSpec(tuple, None, [*,\\n  *])).')\n  Higher Order Operator: torch.cond\n";
+
+// reports/batched-error-aa54ccfc's traceback: the cause's frames in "from user code:".
+const char *kUncapturedTraceback =
+    "Traceback (most recent call last):\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_dynamo/eval_frame.py\", line 1272, in compile_wrapper\n"
+    "    raise e.with_traceback(\n"
+    "torch._dynamo.exc.UncapturedHigherOrderOpError: This higher order operator doesn't work ...\n"
+    "from user code:\n"
+    "   File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/cond.py\", line 241, in _cond_op_wrapper\n"
+    "    return cond_op(*args, **kwargs)\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/utils/_pytree.py\", line 1507, in tree_unflatten\n"
+    "    return treespec.unflatten(leaves)\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/utils/_pytree.py\", line 1315, in unflatten\n"
+    "    raise ValueError(\n";
+
+// reports/batched-error-810cf0d1's traceback (end): a C++ op called from torch's Python code.
+const char *kCppTraceback =
+    "Traceback (most recent call last):\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/cond.py\", line 779, in cond_batch_rule\n"
+    "    result = torch.vmap(fn, in_dims=in_dims)(*tensors)\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/cond.py\", line 776, in fn\n"
+    "    return torch.where(p, t[0], f[0])\n"
+    "           ~~~~~~~~~~~^^^^^^^^^^^^^^^\n"
+    "RuntimeError: The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 2\n";
+
+// A Python raise inside torch, not wrapped.
+const char *kPythonRaise =
+    "Traceback (most recent call last):\n"
+    "  File \"<vmapfuzz-case-12>\", line 9, in program\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 507, in _flat_vmap\n"
+    "    batched_outputs = func(*batched_inputs, **kwargs)\n"
+    "  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 61, in _validate_and_get_batch_size\n"
+    "    raise ValueError(\n"
+    "ValueError: vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [2, 3]\n";
+
+std::string tempDir(const std::string &name) {
+  auto d = fs::temp_directory_path() / ("vmapfuzz-sig-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+} // namespace
+
+TEST(ErrorSignature, PeelsDynamosWrappersToThePlainError) {
+  const std::string plain = "Dimension is out of range (expected to be in range of [-1, 0], but got [-1]";
+  InnerError w = peelError("torch._dynamo.exc.TorchRuntimeError", kFakeTensorWrapped);
+  EXPECT_TRUE(w.peeled);
+  EXPECT_EQ(w.type, "RuntimeError");
+  EXPECT_EQ(w.message, plain);
+  InnerError internal = peelError("torch._dynamo.exc.InternalTorchDynamoError", "RuntimeError: " + plain);
+  EXPECT_EQ(internal.type, "RuntimeError");
+  EXPECT_EQ(internal.message, plain);
+  InnerError p = peelError("RuntimeError", plain);
+  EXPECT_FALSE(p.peeled);
+  // All three: one signature (no frame: the plain one comes from C++, the wrapped ones hide it).
+  std::string s = errorSignature("RuntimeError", plain, "");
+  EXPECT_EQ(errorSignature("torch._dynamo.exc.TorchRuntimeError", kFakeTensorWrapped, ""), s);
+  EXPECT_EQ(errorSignature("torch._dynamo.exc.InternalTorchDynamoError", "RuntimeError: " + plain, ""), s);
+  EXPECT_EQ(s, "RuntimeError|Dimension is out of range (expected to be in range of [-N, ...], but got [-N]|");
+  InnerError u = peelError("torch._dynamo.exc.UncapturedHigherOrderOpError", kUncaptured);
+  EXPECT_EQ(u.type, "ValueError");
+  EXPECT_EQ(u.message.rfind("treespec.unflatten(leaves): `leaves` has length 1", 0), 0u) << u.message;
+}
+
+TEST(ErrorSignature, NormalisesWhatVariesBetweenHitsOfOneBug) {
+  // batched-error-72c06e84 and -b6e2506c: one assertion, worded with one value or two.
+  EXPECT_EQ(normaliseMessage("expected b_val == 1 when a_val == 1, got b_val=0"),
+            normaliseMessage("expected b_val == 0 when a_val == 0, got a_val=0, b_val=1"));
+  EXPECT_EQ(normaliseMessage("in true_fn_12 at 0x7f3725126672"), normaliseMessage("in false_fn_3 at 0x55f6225bce0e"));
+  EXPECT_EQ(normaliseMessage("got sizes [1, 2, 1] for the mapped dimension"), normaliseMessage("got sizes [3, 5] for the mapped dimension"));
+  EXPECT_EQ(normaliseMessage("l_args_0_ has shape (2, 3)"), normaliseMessage("l_args_1_closure_3_cell_contents has shape (4, 5)"));
+  // Different bugs stay apart.
+  EXPECT_NE(normaliseMessage("Index tensor must have the same number of dimensions as src tensor"),
+            normaliseMessage("Dimension is out of range (expected to be in range of [-1, 0], but got [-1]"));
+}
+
+TEST(ErrorSignature, TheFrameThatRaisedIt) {
+  EXPECT_EQ(raisingFrame(kPythonRaise, false), "_functorch/vmap.py:_validate_and_get_batch_size");
+  EXPECT_EQ(raisingFrame(kUncapturedTraceback, true), "utils/_pytree.py:unflatten");
+  EXPECT_EQ(raisingFrame(kCppTraceback, false), ""); // raised in C++: the Python line is a call
+  EXPECT_EQ(raisingFrame("", false), "");           // libtorch backend: no Python traceback
+  // The frames make two errors with one message two signatures.
+  EXPECT_NE(errorSignature("ValueError", "x", kPythonRaise), errorSignature("ValueError", "x", ""));
+}
+
+namespace {
+
+// reports/mismatch-345244fa: the predicate depends on %0, batched at the outer level only.
+Case nestedCond() {
+  return parseCase("vmap size=1 in_dims=(0,None) out_dims=(0)\nvmap size=2 in_dims=(None,0) out_dims=(0)\ndata_seed 1\n"
+                   "func(%0: f16[], %1: bool[]) {\n  %22: bool[] = gt_scalar(%0) {value=0.0}\n"
+                   "  %23: f16[] = cond(%22, %0) [\n    (%24: f16[]) {\n      yield %0\n    }\n"
+                   "    (%26: f16[]) {\n      yield %26\n    }\n  ]\n  %29: f16[] = sub(%23, %0)\n  return %29\n}\n");
+}
+
+/// A synthetic bug: fails while input 0 is batched at the outer level and not at the inner one.
+bool outerOnly(const Case &c) {
+  if (c.spec.levels.size() != 2) return false;
+  return c.spec.levels[0].in_dims[0].has_value() && !c.spec.levels[1].in_dims[0].has_value();
+}
+
+} // namespace
+
+TEST(Ablation, FindsTheEssentialFeaturesOfASyntheticBug) {
+  Ablation a = ablate(nestedCond(), outerOnly);
+  EXPECT_EQ(a.features, (std::vector<std::string>{"cond.predicate:batched@outer", "cond.predicate:unbatched@inner", "nested"}));
+  EXPECT_EQ(essentialSentence(a), "fails only when the predicate of cond is batched at the outer level and not at the inner "
+                                  "level and vmap is nested (2 levels)");
+  EXPECT_LE(a.probes, 32);
+  Ablation again = ablate(nestedCond(), outerOnly);
+  EXPECT_EQ(again.features, a.features); // deterministic
+  EXPECT_EQ(again.probes, a.probes);
+  // A failure that needs nothing of the batching has no essential feature.
+  EXPECT_TRUE(ablate(nestedCond(), [](const Case &) { return true; }).features.empty());
+  // The budget bounds the runs.
+  Ablation capped = ablate(nestedCond(), outerOnly, 1);
+  EXPECT_EQ(capped.probes, 1);
+  EXPECT_TRUE(capped.capped);
+}
+
+TEST(FindingStore, MatchesASignatureAgainstAFoldersAliases) {
+  std::string dir = tempDir("alias");
+  fs::create_directories(dir + "/mismatch-old");
+  nlohmann::json meta = {{"signature", "eager|cpu|mismatch|cond,|new-features|values:all"},
+                         {"aliases", {"eager|cpu|mismatch|cond,"}},
+                         {"hits", 3}};
+  std::ofstream(dir + "/mismatch-old/meta.json") << meta.dump(2);
+  FindingStore store(dir);
+  EXPECT_TRUE(store.known("eager|cpu|mismatch|cond,"));
+  EXPECT_TRUE(store.known("eager|cpu|mismatch|cond,|new-features|values:all"));
+  EXPECT_FALSE(store.known("eager|cpu|mismatch|cond,|other|values:all"));
+  CaseResult r;
+  r.verdict = Verdict::Mismatch;
+  auto rec = store.record(nestedCond(), r, "vmapfuzz replay case.vf", "", std::string("eager|cpu|mismatch|cond,"));
+  EXPECT_FALSE(rec.isNew);
+  EXPECT_EQ(fs::path(rec.dir).filename(), "mismatch-old");
+  EXPECT_EQ(rec.hits, 4);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+}
+
+// A shrink keeps the cheap key (verdict and kind of difference) at every step, so the case it
+// ends with fails as the one it started from. The stand-in system: a mismatch whose kind is
+// "shape" while some in_dim is negative, "values" while the program holds a cond, else a pass.
+RC_GTEST_PROP(Signature, AShrinkNeverChangesTheKindOfFailure, ()) {
+  Case c = *genCase(GenPolicy{});
+  auto system = [](const Case &k) {
+    CaseResult r;
+    bool negative = false;
+    for (const auto &l : k.spec.levels)
+      for (const auto &d : l.in_dims) negative |= d && *d < 0;
+    bool cond = constructList(k).find("cond") != std::string::npos;
+    if (!negative && !cond) return r;
+    r.verdict = Verdict::Mismatch;
+    r.expected = {at::zeros({2})};
+    r.actual = {negative ? at::zeros({3}) : at::ones({2})};
+    return r;
+  };
+  CaseResult found = system(c);
+  RC_PRE(found.verdict == Verdict::Mismatch);
+  Case s = shrinkCase(c, [&](const Case &cand) { return failsTheSameWay(found, system(cand)); }, nullptr, 300);
+  RC_ASSERT(shrinkKey(system(s)) == shrinkKey(found));
+  RC_ASSERT(failsTheSameWay(found, system(s)));
+}
+
+TEST(Signature, AShrinkKeyTellsKindsOfDifferenceApart) {
+  CaseResult v, sh;
+  v.verdict = sh.verdict = Verdict::Mismatch;
+  v.expected = sh.expected = {at::zeros({2})};
+  v.actual = {at::ones({2})};
+  sh.actual = {at::zeros({3})};
+  EXPECT_EQ(differenceKind(v, true), "values:all");
+  EXPECT_EQ(differenceKind(sh), "shape");
+  EXPECT_FALSE(failsTheSameWay(v, sh));
+  EXPECT_TRUE(failsTheSameWay(v, v));
+}
