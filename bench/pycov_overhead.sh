@@ -14,6 +14,5 @@ TIMEFORMAT='%U %S %R'
 for cov in off on new off on new; do
   t=$( { time taskset -c 0 build/vmapfuzz fuzz --mode direct --no-shrink --cases $N --time 100000 --seed $SEED \
          --coverage $cov --mutate-share 0 --out $OUT/$cov --reports $OUT/reports > $OUT/$cov.txt 2> $OUT/$cov.log; } 2>&1 )
-  read u s r <<<"$t"
-  printf '%-4s cpu %6.1f s  wall %6.1f s  new findings %s\n' $cov $(echo "$u + $s" | bc) $r $(grep -c '^  NEW' $OUT/$cov.txt)
+  echo "$cov $t $(grep -c '^  NEW' $OUT/$cov.txt)" | awk '{printf "%-4s cpu %6.1f s  wall %6.1f s  new findings %s\n", $1, $2 + $3, $4, $5}'
 done

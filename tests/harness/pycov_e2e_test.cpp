@@ -14,8 +14,10 @@
 #include "harness/run/runner.h"
 #include "ir/text.h"
 #include "tests/harness/cli_util.h"
+#include "tests/harness/test_cases.h"
 
 using namespace vf;
+using vf::test::kCond; // batched predicate, examples on both branches
 
 namespace {
 
@@ -92,24 +94,7 @@ TEST(PyCoverage, DirectCondCaseReachesCondBatchRule) {
   auto rule = std::find_if(table.funcs.begin(), table.funcs.end(), [](const auto &f) { return f.name == "cond_batch_rule"; });
   ASSERT_NE(rule, table.funcs.end());
   Runner runner(b);
-  Case c = parseCase(R"(vmap size=4 in_dims=(0) out_dims=(0)
-data_seed 7
-func(%0: f32[3]) {
-  %1: f32[] = sum_all(%0)
-  %2: bool[] = gt_scalar(%1) {value=0.0}
-  %3: f32[3] = cond(%2, %0) [
-    (%4: f32[3]) {
-      %5: f32[3] = sin(%4)
-      yield %5
-    }
-    (%6: f32[3]) {
-      %7: f32[3] = neg(%6)
-      yield %7
-    }
-  ]
-  return %3
-}
-)");
+  Case c = parseCase(kCond);
   CaseResult r = runner.run(c);
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
   PyCoverage cov;
@@ -120,36 +105,13 @@ func(%0: f32[3]) {
   EXPECT_LT(reached, static_cast<int>(rule->lines.size())) << "the unbatched-predicate path is not taken";
 }
 
-namespace {
-// Batched predicate whose examples take both branches: the planted cond-batched-pred-swapped
-// fault turns it into a mismatch.
-const char *kSplitCond = R"(vmap size=4 in_dims=(-1,None) out_dims=(0,-1)
-data_seed 7
-func(%0: f32[3], %1: f32[3]) {
-  %2: f32[] = sum_all(%0)
-  %3: bool[] = gt_scalar(%2) {value=0.0}
-  %4: f32[3] = cond(%3, %0) [
-    (%5: f32[3]) {
-      %6: f32[3] = mul(%5, %1)
-      yield %6
-    }
-    (%7: f32[3]) {
-      %8: f32[3] = neg(%7)
-      yield %8
-    }
-  ]
-  %9: f32[3] = sin(%4)
-  return %4, %9
-}
-)";
-} // namespace
 
 // A finding of a case that did not come from `gen` (here: read from --corpus-dir; a mutant
 // alike) has a reproduce line that replays the filed case.vf, and that line reproduces it.
 TEST(PyCoverage, CorpusCaseFindingReproducesFromItsFiledCase) {
   using vf::test::sh;
   std::string d = vf::test::tempDir("vmapfuzz-pycov", "repro"), corpus = d + "/corpus";
-  saveCorpusCase(corpus, parseCase(kSplitCond));
+  saveCorpusCase(corpus, parseCase(kCond));
   auto r = sh(vf::test::kBin + " fuzz --cases 1 --time 600 --seed 5 --fault cond-batched-pred-swapped --corpus-dir " +
               corpus + " --out " + d + " --reports " + d + "/reports");
   ASSERT_EQ(r.code, 1) << r.out;
@@ -173,7 +135,7 @@ TEST(PyCoverage, CorpusCaseFindingReproducesFromItsFiledCase) {
 TEST(PyCoverage, CoverageAndMergeCorpusCommands) {
   using vf::test::sh;
   std::string d = vf::test::tempDir("vmapfuzz-pycov", "cmds"), corpus = d + "/corpus", merged = d + "/merged";
-  Case c = parseCase(kSplitCond);
+  Case c = parseCase(kCond);
   saveCorpusCase(corpus, c);
   Case same = c; // the same program on other data: no new coverage, dropped by the merge
   same.spec.data_seed = 8;
