@@ -30,6 +30,8 @@ struct Outcome {
   double transportSeconds = 0; ///< moving the request and reply (pipes, framing)
   double workerSeconds = 0;    ///< the worker's own handling besides the system's time
   int64_t workerRssKb = 0;     ///< peak resident memory of the process that ran it
+  /// Python coverage of the batched run (--coverage): "L file:line" and "B file:branch:side" keys.
+  std::vector<std::string> pyCoverage;
 };
 
 class Backend {

@@ -45,7 +45,8 @@ namespace {
 /// parallel.
 class Loop {
 public:
-  Loop(const CampaignOptions &opt, FindingStore &store, std::ostream &log) : opt_(opt), store_(store), log_(log) {}
+  Loop(const CampaignOptions &opt, FindingStore &store, std::ostream &log)
+      : opt_(opt), store_(store), log_(log), guide_(opt.guided) {}
 
   void job(const RunnerSet &runners) {
     for (int64_t i; next(i);) {
@@ -55,12 +56,15 @@ public:
       double genSeconds;
       int redraws = 0;
       bool nearBoundary = false;
+      std::optional<Mutant> mutant; // coverage guidance: a corpus case or a mutant of one instead
       {
         std::lock_guard<std::mutex> g(genMu_);
         auto tGen = std::chrono::steady_clock::now();
         DrawnCase drawn;
         try {
-          drawn = drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
+          mutant = guide_.next(cs, opt_.policy);
+          drawn = mutant ? keepMargin(mutant->c, opt_.policy.maxRedraws)
+                         : drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
         } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
           throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" + genCommand(cs, size, opt_.genFlags) +
                                  "): " + e.what());
@@ -80,6 +84,11 @@ public:
         std::lock_guard<std::mutex> g(mu_);
         modeSeconds_[k] += results.back().totalSeconds;
       }
+      if (guide_.on()) {
+        std::vector<std::string> keys;
+        for (const auto &r : results) keys.insert(keys.end(), r.pyCoverage.begin(), r.pyCoverage.end());
+        guide_.observe(c, keys, mutant ? &*mutant : nullptr, elapsed());
+      }
       // The inputs and reference were computed once, for all modes: count them once.
       for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
       {
@@ -91,7 +100,7 @@ public:
         s_.redrawnCases += redraws > 0;
         s_.redraws += redraws;
         s_.nearBoundary += nearBoundary;
-        for (const auto &r : results) count(c, r, cs, size);
+        for (const auto &r : results) count(c, r, cs, size, mutant ? &*mutant : nullptr);
         if (opt_.caseLog)
           for (const auto &r : results)
             *opt_.caseLog << i << "\t" << cs << "\t" << size << "\t" << r.system << "\t" << verdictName(r.verdict) << "\t"
@@ -99,13 +108,14 @@ public:
       }
       for (size_t k = 0; k < ran.size(); ++k)
         if (isFailure(results[k].verdict))
-          file(c, results[k], *ran[k], runners, cs, size);
+          file(c, results[k], *ran[k], runners, cs, size, mutant.has_value());
       progress(false);
     }
   }
 
   CampaignStats finish() {
     s_.seconds = elapsed();
+    if (guide_.on()) s_.guided = guide_.stats();
     std::sort(s_.caseIndices.begin(), s_.caseIndices.end());
     progress(true);
     return s_;
@@ -149,7 +159,7 @@ private:
     return opt_.maxCases < 0 || i < opt_.maxCases;
   }
 
-  void count(const Case &c, const CaseResult &r, uint64_t cs, int size) {
+  void count(const Case &c, const CaseResult &r, uint64_t cs, int size, const Mutant *mutant) {
     s_.runs++;
     s_.phases.add(r);
     s_.byVerdict[static_cast<int>(r.verdict)]++;
@@ -164,7 +174,7 @@ private:
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
       if (s_.invalidReasons[why]++ == 0)
-        s_.invalidExample[why] = genCommand(cs, size, opt_.genFlags);
+        s_.invalidExample[why] = mutant ? "a " + mutant->how + " mutant of a corpus case (no gen line)" : genCommand(cs, size, opt_.genFlags);
     }
   }
 
@@ -179,7 +189,7 @@ private:
     double now = elapsed();
     if (!last && now - lastPrint_ < (opt_.tty ? 0.5 : 10.0)) return;
     lastPrint_ = now;
-    std::string line = progressLine(s_, store_, now);
+    std::string line = progressLine(s_, store_, now) + guide_.brief();
     if (opt_.tty && !last) log_ << "\r\033[K" << line << std::flush;
     else say(line);
   }
@@ -192,9 +202,12 @@ private:
 
   /// Shrinks a new finding (outside the lock, so other jobs go on) and files it; a finding that
   /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
-  void file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, uint64_t cs, int size) {
+  void file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, uint64_t cs, int size,
+            bool mutant) {
+    // A corpus case or a mutant has no gen line: its reproduce line replays the filed case.vf.
     auto reproduce = [&](const std::string &system) {
-      return reproduceLine(cs, size, opt_.genFlags, opt_.runFlags, system);
+      return mutant ? replayCommand(opt_.runFlags, system, "case.vf")
+                    : reproduceLine(cs, size, opt_.genFlags, opt_.runFlags, system);
     };
     const std::string rep = reproduce(r.system);
     // A mismatch is named by its shrunk case's constructs and essential features (ablated once,
@@ -300,6 +313,7 @@ private:
   std::atomic<int64_t> nextK_{0};
   std::mutex mu_, genMu_;
   CampaignStats s_;
+  Guide guide_;
   double lastPrint_ = 0;
   std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
   std::set<std::string> setAside_;                     ///< signatures found that are not torch bugs
@@ -380,6 +394,7 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     for (const auto &c : s.notGenerated) os << " " << c;
     os << "\n";
   }
+  if (!s.guided.table.empty()) printGuided(s.guided, os);
   if (s.setAside) os << "set aside: " << s.setAside << " direct-mode failures whose programs the public API rejects (not torch bugs)\n";
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.

@@ -12,6 +12,7 @@
 #include "generators/policy.h"
 #include "harness/campaign/coverage.h"
 #include "harness/campaign/draw.h"
+#include "harness/campaign/guided.h"
 #include "harness/report/findings.h"
 #include "harness/campaign/phase_times.h"
 #include "harness/run/runner.h"
@@ -43,6 +44,7 @@ struct CampaignOptions {
   /// holding one is not run on that system.
   std::map<std::string, std::set<std::string>> unsupportedIn;
   std::vector<std::string> notGenerated; ///< constructs dropped from the policy by those probes
+  GuidedOptions guided; ///< coverage-guided mutation of corpus cases (guided.h)
 };
 
 struct CampaignStats {
@@ -66,6 +68,7 @@ struct CampaignStats {
   std::map<std::string, int64_t> skipped;         ///< system -> runs left out (its time share, or no rule)
   std::vector<std::string> notGenerated;          ///< constructs no system could batch: not generated
   int64_t setAside = 0;   ///< direct-mode failures the public API rejects as invalid input: not filed
+  GuidedStats guided;     ///< python coverage, corpus and mutants (when --coverage is on)
 };
 
 /// Runs the campaign with one thread per job; each case runs in every mode of its job.

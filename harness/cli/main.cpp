@@ -50,6 +50,16 @@ commands:
           with i % N == I (shards of one seed never overlap); --summary-json: counts, case
           indices and findings for `merge`; --case-log: one line per case and mode (index,
           case seed, size, system, verdict, signature)
+          [--coverage on|new|off|FILE,...] [--mutate-share PERCENT] [--corpus-dir DIR]: coverage
+          of torch's batching code (default on) steers the campaign: cases reaching a new line or
+          branch edge join a corpus, and --mutate-share (default 50) percent of cases are
+          mutants of corpus cases; --corpus-dir keeps the corpus between runs; OUT/lcov.info.
+          --coverage new: each case reports only what its worker never saw (cheaper)
+  coverage CASES_OR_DIRS... [--out DIR] [--match NAME] [--all]
+          run the cases in direct mode; per batching-rule function (every function: --all) the
+          lines and branch edges reached and the lines never reached; writes DIR/lcov.info
+  merge-corpus DIR... --out DIR
+          keep a minimal subset of the corpora with the same coverage (greedy set cover)
   nightly [--budget SECONDS] [--seed N] [--reports DIR] [--regressions DIR] [--out DIR]
           [--no-recheck] [--jobs N] [--shard I/N] [--cases N]
           the CI job: replay the regression corpus (default corpus/regressions), fuzz for the
@@ -226,6 +236,14 @@ vf::WorkerConfig workerConfig(const Flags &f) {
   return w;
 }
 
+/// --coverage on|new|off|FILE,FILE...: which torch files the workers collect coverage of ("" off;
+/// "new": the default files, each case reporting only what its worker never reported before).
+std::string coverageSpec(const Flags &f) {
+  std::string v = f.str("coverage", "off");
+  if (v == "off") return "";
+  return v == "on" || v == "new" ? "default" : v;
+}
+
 /// The systems under test the flags ask for: --jobs workers, a runner per --mode and --device.
 std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int jobs = 1,
                                           const std::string &defaultModes = "eager",
@@ -234,6 +252,8 @@ std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int
   sc.worker = workerConfig(f);
   sc.jobs = jobs;
   sc.runner.float64Reference = f.has("float64");
+  sc.worker.coverage = coverageSpec(f);
+  sc.worker.coverageNewOnly = f.str("coverage", "off") == "new";
   try {
     sc.modes = vf::parseModes(f.str("mode", defaultModes));
   } catch (const std::invalid_argument &e) {
@@ -340,9 +360,27 @@ void campaignModes(const Flags &f, const vf::Systems &systems, vf::CampaignOptio
   vf::learnUnsupported(systems.runners(), opt, std::cerr);
 }
 
+/// Coverage guidance from the flags: on when the workers collect coverage; --mutate-share
+/// (percent, default 50) and --corpus-dir.
+void guidedOptions(const Flags &f, const vf::Systems &systems, vf::CampaignOptions &opt) {
+  opt.guided.on = !systems.coverageTable().is_null();
+  opt.guided.table = vf::PyCovTable::fromJson(systems.coverageTable());
+  opt.guided.mutateShare = static_cast<double>(f.num("mutate-share", 50, 0, 100)) / 100.0;
+  opt.guided.corpusDir = f.str("corpus-dir", "");
+  opt.guided.seeds = vf::loadCorpusDir(opt.guided.corpusDir);
+  if (opt.guided.on)
+    std::cerr << "vmapfuzz: coverage-guided: " << opt.guided.table.lineCount() << " lines of torch's batching code; "
+              << opt.guided.mutateShare * 100 << "% of cases mutate corpus cases"
+              << (opt.guided.corpusDir.empty() ? "" : "; corpus " + opt.guided.corpusDir + " (" +
+                                                          std::to_string(opt.guided.seeds.size()) + " cases)")
+              << "\n";
+}
+
 int cmdFuzz(int argc, char **argv) {
-  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}, {"summary-json", true}, {"case-log", true}, {"other-modes-share", true}}));
+  Flags f = Flags::parse(argc, argv, 2, with({{"time", true}, {"cases", true}, {"seed", true}, {"out", true}, {"float64", false}, {"no-shrink", false}, {"reports", true}, {"corpus", true}, {"jobs", true}, {"shard", true}, {"summary-json", true}, {"case-log", true}, {"other-modes-share", true},
+                                            {"coverage", true}, {"corpus-dir", true}, {"mutate-share", true}}));
   if (!f.positional.empty()) throw UsageError("fuzz takes no positional arguments");
+  if (!f.has("coverage")) f.values["coverage"] = "on"; // a campaign is guided unless --coverage off
   vf::CampaignOptions opt;
   opt.seconds = static_cast<double>(f.num("time", 60, 0, 100000000));
   opt.maxCases = f.num("cases", -1, -1, INT64_MAX);
@@ -358,6 +396,7 @@ int cmdFuzz(int argc, char **argv) {
   auto systems = startSystems(f, std::cerr, jobs, kCampaignModes);
   if (systems->empty()) return kClean; // every device skipped: said so above
   campaignModes(f, *systems, opt);
+  guidedOptions(f, *systems, opt);
   vf::StoreOptions so = storeOptions(f, *systems);
   so.corpusDir = f.str("corpus", "");
   std::string reports = f.str("reports", out + "/findings");
@@ -374,6 +413,11 @@ int cmdFuzz(int argc, char **argv) {
   }
   auto stats = vf::runCampaign(opt, systems->jobs(), store, std::cerr);
   vf::printSummary(stats, store, std::cout);
+  if (!stats.guided.table.empty()) {
+    std::filesystem::create_directories(out);
+    vf::writeFileAtomic(out + "/lcov.info", vf::lcovTrace(stats.guided.table, stats.guided.cov));
+    std::cout << "python coverage: " << out << "/lcov.info\n";
+  }
   if (f.has("summary-json"))
     vf::writeFileAtomic(f.str("summary-json", ""), vf::summaryJson(opt, stats, store).dump(2) + "\n");
   return store.newCount() > 0 ? kFound : kClean;
@@ -542,6 +586,63 @@ int cmdMerge(int argc, char **argv) {
   return merged.value("new_findings", 0) > 0 ? kFound : kClean;
 }
 
+/// The cases of `coverage` and `merge-corpus`: files and every .vf under directories.
+std::vector<vf::Case> loadCases(const std::vector<std::string> &args) {
+  std::vector<vf::Case> cases;
+  for (const auto &p : expandCaseFiles(args)) cases.push_back(loadCase(p));
+  return cases;
+}
+
+int cmdCoverage(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({{"out", true}, {"coverage", true}, {"match", true}, {"all", false}}));
+  if (f.positional.empty()) throw UsageError("coverage needs case files or corpus directories");
+  if (!f.has("coverage")) f.values["coverage"] = "on";
+  auto cases = loadCases(f.positional);
+  auto systems = startSystems(f, std::cerr, 1, "direct");
+  if (systems->empty()) return kClean;
+  vf::PyCovTable table = vf::PyCovTable::fromJson(systems->coverageTable());
+  if (table.empty()) throw UsageError("coverage needs --coverage on or a list of files");
+  vf::PyCoverage cov;
+  for (const auto &keys : vf::coverageOfCases(cases, systems->runners())) cov.add(keys);
+  std::cout << cases.size() << " cases: " << cov.lines() << "/" << table.lineCount() << " lines, " << cov.branchEdges()
+            << "/" << table.branchEdgeCount() << " branch edges of the target files\n";
+  if (!f.has("all")) { // the batching rules and vmap's front end unless --all
+    vf::PyCovTable rules;
+    for (const auto &fn : table.funcs)
+      if (vf::isBatchingRule(fn.name)) rules.funcs.push_back(fn);
+    vf::printPyCoverage(rules, cov, std::cout, f.str("match", ""), true);
+  } else {
+    vf::printPyCoverage(table, cov, std::cout, f.str("match", ""), true);
+  }
+  std::string out = f.str("out", "vmapfuzz-out");
+  std::filesystem::create_directories(out);
+  vf::writeFileAtomic(out + "/lcov.info", vf::lcovTrace(table, cov));
+  std::cout << "lcov: " << out << "/lcov.info\n";
+  return kClean;
+}
+
+int cmdMergeCorpus(int argc, char **argv) {
+  Flags f = Flags::parse(argc, argv, 2, with({{"out", true}, {"coverage", true}}));
+  if (f.positional.empty() || !f.has("out")) throw UsageError("merge-corpus needs corpus directories and --out DIR");
+  if (!f.has("coverage")) f.values["coverage"] = "on";
+  auto cases = loadCases(f.positional);
+  auto systems = startSystems(f, std::cerr, 1, "direct");
+  if (systems->empty()) return kClean;
+  auto sets = vf::coverageOfCases(cases, systems->runners());
+  auto keep = vf::minimalCover(sets);
+  vf::PyCoverage all, kept;
+  for (const auto &s : sets) all.add(s);
+  std::string out = f.str("out", "");
+  for (size_t i : keep) {
+    kept.add(sets[i]);
+    vf::saveCorpusCase(out, cases[i]);
+  }
+  std::cout << "kept " << keep.size() << " of " << cases.size() << " cases in " << out << ": " << kept.lines()
+            << " lines, " << kept.branchEdges() << " branch edges (all cases: " << all.lines() << ", "
+            << all.branchEdges() << ")\n";
+  return kClean;
+}
+
 int cmdCaps(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({}));
   if (!f.positional.empty()) throw UsageError("caps takes no positional arguments");
@@ -658,7 +759,7 @@ int main(int argc, char **argv) {
   static const std::map<std::string, std::function<int(int, char **)>> cmds = {
       {"fuzz", cmdFuzz}, {"replay", cmdReplay}, {"gen", cmdGen}, {"emit", cmdEmit}, {"recheck", cmdRecheck},
       {"report", cmdReport}, {"caps", cmdCaps}, {"nightly", cmdNightly}, {"merge", cmdMerge},
-      {"selftest", cmdSelftest}, {"shrink", cmdShrink}};
+      {"selftest", cmdSelftest}, {"shrink", cmdShrink}, {"coverage", cmdCoverage}, {"merge-corpus", cmdMergeCorpus}};
   auto it = cmds.find(cmd);
   if (it == cmds.end()) {
     std::cerr << "vmapfuzz: error: unknown command '" << cmd << "' (try vmapfuzz --help)\n";

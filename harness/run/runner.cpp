@@ -102,6 +102,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   r.errorMessage = b.errorMessage;
   r.traceback = b.traceback;
   r.actual = b.outputs;
+  r.pyCoverage = std::move(b.pyCoverage);
   if (b.status == Outcome::Status::HarnessError) return harnessFailed("batched", b);
   if (b.status == Outcome::Status::Crash) return finish(Verdict::Crash, b.errorMessage);
   if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);

@@ -24,6 +24,8 @@ Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
       throw EnvironmentError(e.what());
     }
     ver = info.value("torch", "?");
+    if (info.contains("coverage_error")) throw EnvironmentError("--coverage: " + info["coverage_error"].get<std::string>());
+    if (info.contains("coverage_table")) coverageTable_ = info["coverage_table"];
     int major = 0, minor = 0;
     std::sscanf(ver.c_str(), "%d.%d", &major, &minor);
     if (major < 2 || (major == 2 && minor < 5))

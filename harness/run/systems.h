@@ -43,6 +43,8 @@ public:
   /// files were preloaded: for reports and meta.json.
   const nlohmann::json &environment() const { return env_; }
   const std::vector<std::string> &skipped() const { return skipped_; }
+  /// The worker's coverage table (--coverage): per target file, its functions' lines and branches.
+  const nlohmann::json &coverageTable() const { return coverageTable_; }
 
 private:
   std::vector<std::shared_ptr<WorkerProcess>> workers_;
@@ -51,6 +53,7 @@ private:
   std::vector<RunnerSet> sets_;
   nlohmann::json env_;
   std::vector<std::string> skipped_;
+  nlohmann::json coverageTable_;
 };
 
 } // namespace vf

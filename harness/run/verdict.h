@@ -48,6 +48,8 @@ struct CaseResult {
   /// How the same case fares on the campaign's other systems (filled before filing a finding,
   /// e.g. a direct-mode finding re-run through the public API): one line per system.
   std::string elsewhere;
+  /// The Python coverage of torch's batching code the batched run reached (Outcome::pyCoverage).
+  std::vector<std::string> pyCoverage;
 };
 
 } // namespace vf

@@ -22,7 +22,9 @@ TorchBackend::TorchBackend(std::shared_ptr<WorkerProcess> worker, ExecConfig exe
     : worker_(std::move(worker)), exec_(std::move(exec)), deviceLabel_(std::move(deviceLabel)) {}
 
 nlohmann::json TorchBackend::hello() {
-  auto rep = worker_->request({{"v", kProtocolVersion}, {"op", "hello"}}, {});
+  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "hello"}};
+  if (worker_->coverage()) req["coverage"] = true;
+  auto rep = worker_->request(req, {});
   if (rep.kind != WorkerReply::Kind::Ok)
     throw std::runtime_error("the torch worker did not start (" + rep.how + "): " + rep.stderrTail);
   if (rep.header.value("v", 0) != kProtocolVersion)
@@ -35,6 +37,21 @@ nlohmann::json TorchBackend::hello() {
     throw std::runtime_error("python cannot import torch: " + e.value("message", "?"));
   }
   return rep.header;
+}
+
+/// The worker's "cov" object as keys: "L file:line", "B file:branch:side".
+static std::vector<std::string> coverageKeys(const nlohmann::json &cov) {
+  std::vector<std::string> keys;
+  const nlohmann::json none = nlohmann::json::object(), &ls = cov.contains("l") ? cov["l"] : none,
+                       &bs = cov.contains("b") ? cov["b"] : none;
+  for (const auto &[file, lines] : ls.items())
+    for (const auto &l : lines) keys.push_back("L " + file + ":" + std::to_string(l.get<int64_t>()));
+  for (const auto &[file, edges] : bs.items())
+    for (const auto &e : edges) {
+      int64_t v = e.get<int64_t>();
+      keys.push_back("B " + file + ":" + std::to_string(v / 2) + ":" + std::to_string(v % 2));
+    }
+  return keys;
 }
 
 static std::string toBytes(const at::Tensor &t) {
@@ -56,6 +73,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
   auto tEmit = std::chrono::steady_clock::now();
   nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec_.api)},
                         {"mode", mode == RunMode::Batched ? "batched" : "unbatched"}, {"exec", exec_.toJson()}};
+  if (worker_->coverage()) req["coverage"] = worker_->coverageNewOnly() ? nlohmann::json("new") : nlohmann::json(true);
   req["tensors"] = nlohmann::json::array();
   req["calls"] = nlohmann::json::array();
   std::vector<std::string> blobs;
@@ -85,6 +103,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
   o.workerSeconds = std::max(0.0, handled - o.systemSeconds);
   o.transportSeconds = std::max(0.0, roundTrip - handled);
   o.workerRssKb = rep.header.value("rss_kb", int64_t{0});
+  if (rep.header.contains("cov")) o.pyCoverage = coverageKeys(rep.header["cov"]);
   // After a CUDA error or running out of memory the process may be unusable: replace it.
   if (rep.header.value("recycle", false)) worker_->stop();
   if (rep.header.value("status", "") != "ok") {

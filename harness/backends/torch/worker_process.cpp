@@ -44,8 +44,10 @@ void WorkerProcess::start() {
   posix_spawn_file_actions_adddup2(&fa, errFd, 2);
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e)
-    if (strncmp(*e, "VMAPFUZZ_FAULTS=", 16) != 0 && strncmp(*e, "VMAPFUZZ_MEMORY_LIMIT_MB=", 25) != 0)
+    if (strncmp(*e, "VMAPFUZZ_FAULTS=", 16) != 0 && strncmp(*e, "VMAPFUZZ_MEMORY_LIMIT_MB=", 25) != 0 &&
+        strncmp(*e, "VMAPFUZZ_COVERAGE=", 18) != 0)
       env.emplace_back(*e);
+  if (!cfg_.coverage.empty()) env.push_back("VMAPFUZZ_COVERAGE=" + cfg_.coverage);
   std::string faults;
   for (const auto &f : cfg_.faults) faults += (faults.empty() ? "" : ",") + f;
   if (!faults.empty()) env.push_back("VMAPFUZZ_FAULTS=" + faults);

@@ -22,6 +22,12 @@ struct WorkerConfig {
   std::chrono::milliseconds timeout{60000};        ///< per request
   std::chrono::milliseconds startupTimeout{180000}; ///< added to the first request: python imports torch
   int64_t memoryLimitMb = 8192; ///< the worker's data segment (RLIMIT_DATA); 0: no limit
+  /// Python coverage of torch's batching code (VMAPFUZZ_COVERAGE): "" off, "default", or
+  /// comma-separated files (vmapfuzz_coverage.py).
+  std::string coverage;
+  /// Each case reports only the coverage its worker process never reported before (no
+  /// sys.monitoring.restart_events per case: cheaper, but no per-case coverage).
+  bool coverageNewOnly = false;
 };
 
 /// A reply, or why there is none.
@@ -47,6 +53,8 @@ public:
   void stop();
   pid_t pid() const { return pid_; }
   int restarts() const { return restarts_; }
+  bool coverage() const { return !cfg_.coverage.empty(); }
+  bool coverageNewOnly() const { return cfg_.coverageNewOnly; }
 
 private:
   void start();

@@ -13,7 +13,14 @@ Protocol (version 2), over stdin/stdout, one request then one response:
               "error": {"type", "message", "traceback", "call": k, "oom": bool},
               "tensors": [...], "calls": [m0, m1, ...], "recycle": bool,
               "torch_s": seconds inside the program's calls (torch), "worker_s": seconds from
-              request to reply (torch_s included), "rss_kb": peak RSS}
+              request to reply (torch_s included), "rss_kb": peak RSS,
+              "cov": {"l": {file: [line, ...]}, "b": {file: [2 * branch + side, ...]}}}
+Coverage (vmapfuzz_coverage.py): with VMAPFUZZ_COVERAGE set ("default" or a comma-separated list
+of files), a hello request with "coverage": true gets "coverage_table" (per file, its functions'
+executable lines and branches) or "coverage_error"; a batched run request with "coverage": true
+gets "cov", the lines and branch edges of those files that its calls reached ("coverage": "new":
+only those this process never reported before, which saves restart_events; optional fields:
+the protocol version is unchanged).
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
 memory layouts (the tensors arrive contiguous). The function is compiled once per request (when "compile" is
@@ -112,6 +119,19 @@ def _run_preloads(paths):
     return done, None
 
 
+def _coverage(torch):
+    """Coverage of torch's batching code (VMAPFUZZ_COVERAGE: vmapfuzz_coverage.py), or why not."""
+    if torch is None or not os.environ.get("VMAPFUZZ_COVERAGE"):
+        return None, None
+    try:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import vmapfuzz_coverage
+
+        return vmapfuzz_coverage.from_env(), None
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}"
+
+
 def main():
     parser = argparse.ArgumentParser(description="vmapfuzz's torch worker (spoken to over stdin/stdout)")
     parser.add_argument("--preload", action="append", default=[], help="a python file to run at start-up")
@@ -143,6 +163,7 @@ def main():
     preloads, preload_error = [], None
     if torch is not None:
         preloads, preload_error = _run_preloads(args.preload)
+    cov, cov_error = _coverage(torch)
 
     dtypes = {}
     if torch is not None:
@@ -202,6 +223,10 @@ def main():
                             cuda_device=torch.cuda.get_device_name(0) if cuda_ok else None)
             else:
                 info["error"] = {"type": "ImportError", "kind": "import", "message": import_error, "traceback": ""}
+            if cov is not None and req.get("coverage"):
+                info["coverage_table"] = cov.table()
+            if cov_error:
+                info["coverage_error"] = cov_error
             send(info)
             continue
         metas = req.get("tensors", [])
@@ -220,6 +245,7 @@ def main():
         call = 0
         torch_s, t_call = 0.0, None
         stage = "worker"  # an exception outside the program's call is the harness's own bug
+        recording = False
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
@@ -242,6 +268,9 @@ def main():
             if ex.get("compile"):
                 fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
             metas_out, counts, at = [], [], 0
+            recording = cov is not None and req.get("coverage") and req["mode"] == "batched"
+            if recording:
+                cov.begin(restart=req.get("coverage") != "new")
             for call, n in enumerate(calls):
                 args = [t.to(device) for t in inputs[at:at + n]]
                 at += n
@@ -269,6 +298,9 @@ def main():
                                 "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:],
                                 "call": call, "oom": oom, "stage": stage})
         finally:
+            if recording:
+                reply["cov"] = cov.end()
+                recording = False
             if device != "cpu":
                 torch.set_default_device(None)
             if t_call is not None:  # the program's call raised: its time is still torch's
