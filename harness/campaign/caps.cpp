@@ -143,6 +143,7 @@ std::string capabilityOf(Verdict v) {
 }
 
 std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOptions &opt, std::ostream &log) {
+  if (opt.policy.keepUnsupported) return {}; // generate and run every construct everywhere
   auto probes = capabilityProbes();
   std::map<std::string, int> unsupportedOn; // construct -> runners with no rule for it
   for (Runner *r : runners) {
@@ -160,7 +161,7 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
   }
   std::vector<std::string> dropped;
   for (const auto &[construct, n] : unsupportedOn) {
-    if (n != static_cast<int>(runners.size()) || opt.policy.keepUnsupported) continue;
+    if (n != static_cast<int>(runners.size())) continue;
     std::string knob = (construct == "while_loop" ? std::string("while") : construct) + "_weight";
     if (!setPolicyField(opt.policy, knob, 0).empty()) continue;
     opt.genFlags += " --gen " + knob + "=0";

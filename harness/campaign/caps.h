@@ -26,7 +26,9 @@ std::string capabilityOf(Verdict v);
 /// whose every probe comes back `unsupported` on a runner goes into opt.unsupportedIn for it;
 /// one unsupported on every runner is no longer generated (its weight set to 0 through
 /// opt.policy and opt.genFlags, so reproduce lines regenerate the same cases), unless
-/// opt.policy.keepUnsupported. Returns the constructs no longer generated, and says so in `log`.
+/// opt.policy.keepUnsupported (then nothing is probed: every construct is generated and run on
+/// every runner, as before the probes existed). Returns the constructs no longer generated, and
+/// says so in `log`.
 std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOptions &opt, std::ostream &log);
 
 /// Runs every probe on every runner and prints the matrix; returns the number of cells that
