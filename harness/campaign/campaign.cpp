@@ -124,13 +124,6 @@ public:
 private:
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
 
-  /// The runner of `job` whose system is `system` (`fallback` when none is).
-  static Runner &systemOf(const RunnerSet &job, const std::string &system, Runner &fallback) {
-    for (Runner *x : job)
-      if (x->backend().name() == system) return *x;
-    return fallback;
-  }
-
   /// Whether runner `k` of a job runs this case: not when it cannot batch one of the case's
   /// constructs, and a mode after the first only while it is within its share of the time.
   bool shouldRun(const Case &c, Runner &r, size_t k) {
@@ -286,7 +279,7 @@ private:
     // through the system it is filed for (the public API's, where the cross-check chose it).
     Signature full;
     full.key = sig;
-    if (fresh) full = findingSignature(filed, filedResult, systemOf(job, filedResult.system, runner));
+    if (fresh) full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner));
     std::lock_guard<std::mutex> g(mu_);
     if (fresh) sig = shrunkSignature_[sig0] = full.key;
     if (shrink) say("shrunk: " + note);

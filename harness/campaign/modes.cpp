@@ -10,6 +10,12 @@ bool isLibtorch(Runner *x) { return x->backend().name().rfind("libtorch", 0) == 
 
 } // namespace
 
+Runner &runnerFor(const RunnerSet &job, const std::string &system, Runner &fallback) {
+  for (Runner *x : job)
+    if (x->backend().name() == system) return *x;
+  return fallback;
+}
+
 Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job) {
   auto rank = [](Runner *x) {
     ExecConfig e = execOfSystem(x->backend().name());

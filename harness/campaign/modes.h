@@ -14,6 +14,9 @@ namespace vf {
 /// `found`.
 Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job);
 
+/// The runner of `job` whose system is `system` ("MODE|DEVICE"), `fallback` when none is.
+Runner &runnerFor(const RunnerSet &job, const std::string &system, Runner &fallback);
+
 /// Re-runs a direct-mode finding through the public API (eager, same device) of `job` and notes
 /// how it shows there in `r.elsewhere`. Returns false when the public API rejects the program
 /// (verdict invalid): then `why` says so and the finding is not a torch bug. Where the public

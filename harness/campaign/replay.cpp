@@ -1,5 +1,6 @@
 #include "harness/campaign/replay.h"
 
+#include "harness/campaign/modes.h"
 #include "harness/report/reproduce.h"
 #include "harness/report/signature.h"
 
@@ -14,10 +15,16 @@ std::vector<Replayed> replayCase(const Case &c, const RunnerSet &runners, Findin
     Replayed r{runner->run(c, prep)};
     r.failing = isFailure(r.result.verdict);
     // A replayed case is filed under its full signature (a mismatch's essential features ablated
-    // through the same runner), as the campaign files a shrunk one.
-    if (r.failing && store)
-      r.filed = store->record(c, r.result, replayCommand(runFlags, r.result.system, file), "",
-                              findingSignature(c, r.result, *runner));
+    // through the system it is filed for), as the campaign files a shrunk one.
+    if (r.failing && store) {
+      CaseResult filed = r.result;
+      if (!crossCheck(c, filed, runners, r.setAside)) {
+        r.failing = false;
+      } else {
+        r.filed = store->record(c, filed, replayCommand(runFlags, filed.system, file), "",
+                                findingSignature(c, filed, runnerFor(runners, filed.system, *runner)));
+      }
+    }
     out.push_back(std::move(r));
   }
   return out;
