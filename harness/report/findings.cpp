@@ -13,6 +13,7 @@
 #include "harness/backends/exec_config.h"
 #include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
+#include "harness/report/triage.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
 
@@ -117,7 +118,7 @@ std::string title(const Case &c, const CaseResult &r) {
 }
 
 std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string &reproduceLine,
-                           const nlohmann::json &env, const Signature &sig) {
+                           const nlohmann::json &env, const Signature &sig, const std::vector<Closeness> &closest) {
   std::ostringstream md;
   md << "# " << title(c, r) << "\n\n";
   md << "## What happens\n\n";
@@ -148,6 +149,13 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
   for (const auto &p : preloadsOf(env))
     md << "- preloaded before the case (`--preload`; repro.py runs it from `preload/`): `" << p.path << "`, sha256 `"
        << p.sha256 << "`\n";
+  if (!closest.empty()) {
+    // Triage: a new signature, but maybe a relative of a filed one (the same frame, another message).
+    md << "\n## Closest filed reports\n\nThis signature is new. The filed reports nearest to it:\n\n";
+    for (const auto &c : closest)
+      md << "- `" << c.report << "` (" << static_cast<int>(c.score * 100 + 0.5) << "% alike): shares " << c.shares
+         << (c.differs.empty() ? "" : "; differs: " + c.differs) << "\n";
+  }
   md << "\nFound and shrunk by vmapfuzz. The case in its text format is `case.vf`.\n";
   return md.str();
 }
@@ -185,6 +193,10 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     return hit;
   }
   rec.isNew = true;
+  std::vector<std::pair<std::string, std::string>> filed;
+  for (const auto &[k, other] : seen_)
+    if (!other.dir.empty() && k != sig) filed.emplace_back(fs::path(other.dir).filename().string(), k);
+  std::vector<Closeness> closest = closestReports(sig, filed);
   std::string name = std::string(verdictName(r.verdict)) + "-" + hex8(sig);
   rec.dir = dir_ + "/" + name;
   fs::create_directories(rec.dir);
@@ -213,6 +225,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
   if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
+  for (const auto &c : closest) res << "closest filed: " << c.report << " (shares " << c.shares << ")\n";
   for (const auto &p : ro.preloads) res << "preload: " << p.path << " sha256 " << p.sha256 << "\n";
   res << "\n";
   res << "expected (each example alone, reference interpreter):\n";
@@ -226,7 +239,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
   }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
-  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full));
+  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));
   nlohmann::json meta = {{"signature", sig},
                          {"verdict", std::string(verdictName(r.verdict))},
                          {"title", title(c, r)},
@@ -246,6 +259,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     meta["ablation_runs"] = full.probes;
   }
   if (!full.frame.empty()) meta["raised_at"] = full.frame;
+  for (const auto &c : closest)
+    meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
   writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
   if (!opt_.corpusDir.empty()) {
     fs::create_directories(opt_.corpusDir);
