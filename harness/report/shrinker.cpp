@@ -379,21 +379,34 @@ Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, 
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;
   Case cur = start;
+  // Each pass is applied until none of its candidates still fails, then the next pass; rounds
+  // over the pass list repeat until a whole round changes nothing, so the result is 1-minimal
+  // under every pass. After a success a pass goes on from the candidate that succeeded: the
+  // ones before it failed to reproduce on the bigger case, and are tried again last (a rotation,
+  // not a skip) rather than first. This avoids re-running the failed candidates of every
+  // earlier pass after each accepted step.
   bool progress = true;
   while (progress && st.attempts < maxAttempts) {
     progress = false;
     for (Pass pass : passes) {
-      for (Case &cand : pass(cur)) {
-        if (caseWeight(cand) >= caseWeight(cur) || !validateCase(cand).empty()) continue;
-        if (st.attempts >= maxAttempts) break;
-        ++st.attempts;
-        if (!fails(cand)) continue;
-        ++st.accepted;
-        cur = std::move(cand);
-        progress = true;
-        break; // re-run the pass list on the smaller case
+      size_t from = 0;
+      for (bool accepted = true; accepted && st.attempts < maxAttempts;) {
+        accepted = false;
+        std::vector<Case> cands = pass(cur);
+        for (size_t k = 0; k < cands.size(); ++k) {
+          size_t i = (from + k) % cands.size();
+          Case &cand = cands[i];
+          if (caseWeight(cand) >= caseWeight(cur) || !validateCase(cand).empty()) continue;
+          if (st.attempts >= maxAttempts) break;
+          ++st.attempts;
+          if (!fails(cand)) continue;
+          ++st.accepted;
+          cur = std::move(cand);
+          accepted = progress = true;
+          from = i;
+          break;
+        }
       }
-      if (progress) break;
     }
   }
   return cur;
