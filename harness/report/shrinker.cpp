@@ -100,7 +100,7 @@ std::vector<Case> inlineRegions(const Case &c) {
     auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
       Stmt s = b.stmts[si];
       // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
-      if ((s.op != "cond" && s.op != "switch") || s.regions.size() <= static_cast<size_t>(which)) return false;
+      if (s.regions.empty() || constructOf(s).selector.empty() || s.regions.size() <= static_cast<size_t>(which)) return false;
       Block r = s.regions[which];
       std::map<ValueId, ValueId> m;
       // cond's operands follow the predicate.
@@ -123,7 +123,7 @@ std::vector<Case> inlineRegions(const Case &c) {
 std::vector<Case> dropLoops(const Case &c) {
   return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
     const Stmt &s = b.stmts[si];
-    if (s.op != "while_loop") return false;
+    if (s.regions.empty() || constructOf(s).kind != ConstructKind::WhileLoop) return false;
     std::map<ValueId, ValueId> m;
     for (size_t i = 0; i < s.results.size(); ++i) m[s.results[i].id] = s.args[i];
     b.stmts.erase(b.stmts.begin() + si);
@@ -163,7 +163,7 @@ std::vector<Case> dropOutputs(const Case &c) {
   countUses(c.program.body, uses);
   auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
     Stmt &s = b.stmts[si];
-    if ((s.op != "cond" && s.op != "switch") || s.results.size() < 2) return false;
+    if (s.regions.empty() || constructOf(s).selector.empty() || s.results.size() < 2) return false;
     for (size_t i = 0; i < s.results.size(); ++i)
       if (uses[s.results[i].id] == 0) {
         s.results.erase(s.results.begin() + i);

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/constructs.h"
 #include "ir/op_registry.h"
 #include "ir/scalar_type.h"
 #include "oracles/compare.h"
@@ -173,8 +174,9 @@ private:
       os << pad << results[0] << " = " << emitPython(*op, args, s.attrs) << "\n";
       return;
     }
-    bool selects = s.op == "cond" || s.op == "switch";
-    size_t firstOperand = selects && !(s.op == "cond" && s.attrs.find("pred")) ? 1 : 0;
+    // The operands start after a selector (cond's predicate, switch's index), unless cond's
+    // predicate is a Python bool attribute.
+    size_t firstOperand = !constructOf(s).selector.empty() && !s.attrs.find("pred") ? 1 : 0;
     std::vector<ValueId> renamed = unalias(os, s, firstOperand, args, indent);
     std::vector<std::string> lifted;
     if (direct_) {
@@ -192,14 +194,17 @@ private:
                  const std::vector<std::string> &args, const std::string &tag) {
     std::string pad(indent, ' ');
     auto tupleOr = [](const std::vector<std::string> &xs) { return xs.empty() ? std::string("()") : tupleText(xs); };
-    if (s.op == "cond") {
+    switch (constructOf(s).kind) {
+    case ConstructKind::Cond: {
       function(os, "true_fn_" + tag, s.regions[0], indent);
       function(os, "false_fn_" + tag, s.regions[1], indent);
       bool pythonBool = s.attrs.find("pred") != nullptr;
       std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
       os << pad << unpackTarget(results) << " = torch.cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag
          << ", " << tupleOr({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
-    } else if (s.op == "switch") {
+      break;
+    }
+    case ConstructKind::Switch: {
       std::vector<std::string> names;
       for (size_t k = 0; k < s.regions.size(); ++k) {
         names.push_back("branch_" + tag + "_" + std::to_string(k));
@@ -207,12 +212,16 @@ private:
       }
       os << pad << unpackTarget(results) << " = switch(" << args[0] << ", " << tupleText(names) << ", "
          << tupleOr({args.begin() + 1, args.end()}) << ")\n";
-    } else if (s.op == "while_loop") {
+      break;
+    }
+    case ConstructKind::WhileLoop: {
       function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single);
       function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size());
       os << pad << unpackTarget(results) << " = torch.while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
          << tupleText(contiguous(args)) << ")\n";
-    } else if (s.op == "scan") {
+      break;
+    }
+    case ConstructKind::Scan: {
       size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
       const Block &r = s.regions[0];
       std::vector<std::string> carries, xs;
@@ -225,6 +234,8 @@ private:
       os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
          << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+      break;
+    }
     }
   }
   /// Direct mode: the same regions as functions that take their captured values as trailing
@@ -237,14 +248,17 @@ private:
       xs.insert(xs.end(), lifted.begin(), lifted.end());
       return xs.empty() ? std::string("()") : tupleText(xs);
     };
-    if (s.op == "cond") {
+    switch (constructOf(s).kind) {
+    case ConstructKind::Cond: {
       function(os, "true_fn_" + tag, s.regions[0], indent, Ret::Tuple, 0, lifted);
       function(os, "false_fn_" + tag, s.regions[1], indent, Ret::Tuple, 0, lifted);
       bool pythonBool = s.attrs.find("pred") != nullptr;
       std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
       os << pad << unpackTarget(results) << " = _cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag << ", "
          << withLifted({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
-    } else if (s.op == "switch") {
+      break;
+    }
+    case ConstructKind::Switch: {
       std::vector<std::string> names;
       for (size_t k = 0; k < s.regions.size(); ++k) {
         names.push_back("branch_" + tag + "_" + std::to_string(k));
@@ -252,18 +266,24 @@ private:
       }
       os << pad << unpackTarget(results) << " = _switch(" << args[0] << ", " << tupleText(names) << ", "
          << withLifted({args.begin() + 1, args.end()}) << ")\n";
-    } else if (s.op == "while_loop") {
+      break;
+    }
+    case ConstructKind::WhileLoop: {
       function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single, 0, lifted);
       function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size(), lifted);
       os << pad << unpackTarget(results) << " = _while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
          << tupleText(contiguous(args)) << ", " << withLifted({}) << ")\n";
-    } else if (s.op == "scan") {
+      break;
+    }
+    case ConstructKind::Scan: {
       size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
       // combine_fn(*carries, *x_slices, *lifted) -> (*next_carries, *ys): the flat form scan_op takes.
       function(os, "combine_fn_" + tag, s.regions[0], indent, Ret::Tuple, k, lifted);
       os << pad << unpackTarget(results) << " = _scan(combine_fn_" << tag << ", "
          << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", " << withLifted({}) << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+      break;
+    }
     }
   }
 };
@@ -374,54 +394,19 @@ std::string layoutFunction(const Case &c) {
   return os.str();
 }
 
-/// Direct mode's helpers: each does what the public wrapper does before it calls the op (the
-/// eager short-cut for a Python-bool predicate, the index clamp, reverse as flips), then calls
-/// the op itself. torch.cond's own input checks (a one-element predicate, tensor operands) are
-/// left out on purpose: a valid program always passes them at the top level, and inside a
-/// region the public path does not make them either (under dynamo, torch.cond goes straight to
-/// cond_op), so checking there would report failures the public API never shows.
-/// Only the helpers of the constructs a program uses are emitted, so a torch without one of
-/// the ops fails only the programs that need it.
+/// Direct mode's helpers (the registry's `directHelper`). torch.cond's own input checks (a
+/// one-element predicate, tensor operands) are left out on purpose: a valid program always
+/// passes them at the top level, and inside a region the public path does not make them either
+/// (under dynamo, torch.cond goes straight to cond_op), so checking there would report failures
+/// the public API never shows. Only the helpers of the constructs a program uses are emitted,
+/// so a torch without one of the ops fails only the programs that need it.
 std::string directPrelude(const std::set<std::string> &used) {
   std::ostringstream os;
-  if (used.count("cond"))
-    os << "from torch._higher_order_ops.cond import cond_op\n";
-  if (used.count("switch"))
-    os << "from torch._higher_order_ops.switch import switch_op\n";
-  if (used.count("while_loop"))
-    os << "from torch._higher_order_ops.while_loop import while_loop_op\n";
-  if (used.count("scan"))
-    os << "from torch._higher_order_ops.scan import scan_op\n";
+  for (const auto &d : constructRegistry())
+    if (used.count(d.name)) os << d.directImport << "\n";
   os << "\n\n";
-  if (used.count("cond"))
-    os << "def _cond(pred, true_fn, false_fn, operands):\n"
-          "    \"\"\"torch.cond without dynamo: a Python bool runs its branch eagerly (as torch.cond does).\"\"\"\n"
-          "    if isinstance(pred, bool):\n"
-          "        return (true_fn if pred else false_fn)(*operands)\n"
-          "    return cond_op(pred, true_fn, false_fn, tuple(operands))\n\n\n";
-  if (used.count("switch"))
-    os << "def _switch(index, branches, operands):\n"
-          "    \"\"\"switch without dynamo: the index is clamped into range, as switch() does.\"\"\"\n"
-          "    if len(branches) == 1:\n"
-          "        return branches[0](*operands)\n"
-          "    return switch_op(index.clamp(0, len(branches) - 1), tuple(branches), tuple(operands))\n\n\n";
-  if (used.count("while_loop"))
-    os << "def _while_loop(cond_fn, body_fn, carries, additional_inputs):\n"
-          "    \"\"\"torch.while_loop without dynamo: cond_fn and body_fn take (*carries, *additional_inputs).\"\"\"\n"
-          "    return while_loop_op(cond_fn, body_fn, tuple(carries), tuple(additional_inputs))\n\n\n";
-  if (used.count("scan"))
-    os << "def _scan(combine_fn, init, xs, additional_inputs, reverse):\n"
-          "    \"\"\"scan without dynamo: scan_op always runs forward over dim 0, so reverse flips the xs\n"
-          "    before and the ys after, as scan() does. Returns (*final_carries, *stacked_ys).\"\"\"\n"
-          "    if not init:\n"
-          "        raise RuntimeError(\"scan() operator requires init leaves.\")\n"
-          "    if reverse:\n"
-          "        xs = [x.flip([0]) for x in xs]\n"
-          "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs))\n"
-          "    carries, ys = tuple(out[:len(init)]), tuple(out[len(init):])\n"
-          "    if reverse:\n"
-          "        ys = tuple(y.flip([0]) for y in ys)\n"
-          "    return carries + ys\n\n\n";
+  for (const auto &d : constructRegistry())
+    if (used.count(d.name)) os << d.directHelper << "\n\n";
   return os.str();
 }
 
@@ -446,9 +431,9 @@ std::string emitModule(const Case &c, Api api) {
   os << "import torch\n";
   if (api == Api::Direct) os << directPrelude(used);
   else {
-    // switch and scan are not exported under torch.* yet.
-    if (used.count("switch")) os << "from torch._higher_order_ops.switch import switch\n";
-    if (used.count("scan")) os << "from torch._higher_order_ops.scan import scan\n";
+    // Those not exported under torch.* yet (switch, scan).
+    for (const auto &d : constructRegistry())
+      if (used.count(d.name) && !d.publicImport.empty()) os << d.publicImport << "\n";
   }
   os << "\n\n" << emitProgram(c.program, api) << "\n\n";
   // batched: vmap levels from the innermost out.
