@@ -45,6 +45,15 @@ import sys
 import time
 import traceback
 
+_WORKER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _traceback():
+    """The current exception's traceback, its last 4000 characters, with this worker's own
+    files named without the directory they run from: reports must not name a machine's paths."""
+    return traceback.format_exc().replace(_WORKER_DIR, "vmapfuzz-worker/")[-4000:]
+
+
 PROTOCOL_VERSION = 2
 
 
@@ -114,7 +123,7 @@ def _run_preloads(paths):
         except BaseException as e:  # SystemExit too: a preload must not end the worker silently
             return done, {"type": "PreloadError", "kind": "preload",
                           "message": f"--preload {path} failed: {type(e).__name__}: {e}"[:4000],
-                          "traceback": traceback.format_exc()[-4000:]}
+                          "traceback": _traceback()}
         done.append({"path": path, "sha256": digest})
     return done, None
 
@@ -295,7 +304,7 @@ def main():
             reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e),
                          error={"type": type(e).__module__ + "." + type(e).__qualname__
                                 if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
-                                "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:],
+                                "message": str(e)[:4000], "traceback": _traceback(),
                                 "call": call, "oom": oom, "stage": stage})
         finally:
             if recording:
