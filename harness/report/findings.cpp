@@ -151,8 +151,13 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
     md << r.summary << "\n";
   }
   if (!r.elsewhere.empty()) md << "\n**Where it shows:** " << r.elsewhere << "\n";
-  md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
-        "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
+  if (grad)
+    md << "\n## What should happen\n\nThe gradients of `torch.vmap(program)(*inputs)` (with the cotangents in repro.py) should "
+          "equal those of running `program` on each example alone and stacking the results (`vjp_of(per_example)` in the "
+          "script below), which runs fine:\n\n";
+  else
+    md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
+          "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
   for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected " << item(i) << ": `" << describeTensor(r.expected[i]) << "`\n";
   md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
      << emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
