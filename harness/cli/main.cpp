@@ -102,7 +102,9 @@ common flags:
   --mode LIST        execution modes, comma-separated: direct (the control-flow ops called
                      themselves under vmap: the batching rules without dynamo), eager (the
                      public API), compile-BACKEND[-dynamic|-static] with BACKEND eager, aot_eager
-                     or inductor (default: eager; fuzz and nightly: direct,eager)
+                     or inductor (default: eager; fuzz and nightly: direct,eager); any of them
+                     +grad (gradients of the vmapped program, a VJP with random cotangents) or
+                     +vmap-grad (vmap of torch.func.vjp: per-sample gradients): direct+grad
   --other-modes-share PERCENT   fuzz/nightly: the modes after the first get at most this share
                      of the systems' time (default 50 with the default modes, 100 with --mode)
   --device LIST      cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)
