@@ -1,6 +1,8 @@
 // End to end: the gradient modes (--mode MODE+grad, MODE+vmap-grad) against the real torch worker.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "harness/backends/torch/torch_backend.h"
@@ -9,6 +11,7 @@
 #include "ir/text.h"
 #include "oracles/compare.h"
 #include "oracles/reference_grad.h"
+#include "tests/harness/cli_util.h"
 #include "tests/harness/test_cases.h"
 
 using namespace vf;
@@ -90,4 +93,17 @@ TEST(GradModes, VmapOfGradIsUnsupportedWithItsReasonOrAgrees) {
   EXPECT_TRUE(res.verdict == Verdict::Unsupported || res.verdict == Verdict::Pass)
       << verdictName(res.verdict) << ": " << res.summary << "\n" << res.traceback;
   if (res.verdict == Verdict::Unsupported) EXPECT_FALSE(res.summary.empty());
+}
+
+TEST(GradModes, ACampaignTabulatesEveryGradientModeWithoutHarnessBugs) {
+  std::string d = test::tempDir("vmapfuzz-grad", "campaign");
+  test::Shell r = test::sh(test::kBin + " fuzz --cases 4 --time 600 --seed 2 --no-shrink --mode direct+grad,direct+vmap-grad --out " +
+                           d + " --reports " + d + "/findings");
+  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
+  EXPECT_NE(r.out.find("direct+grad|cpu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("direct+vmap-grad|cpu"), std::string::npos) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n  harness-bug +([0-9]+) +([0-9]+)\n"))) << r.out;
+  EXPECT_EQ(m[1].str(), "0") << r.out;
+  EXPECT_EQ(m[2].str(), "0") << r.out;
 }
