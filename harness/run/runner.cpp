@@ -196,6 +196,8 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
                                               firstLine(f.errorMessage));
   }
   std::string prefix = r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
+  if (grad)
+    if (std::string pass = gradientPassOf(b.traceback); !pass.empty()) prefix += pass + ": ";
   return finish(Verdict::BatchedError, prefix + b.errorType + ": " + firstLine(b.errorMessage));
 }
 

@@ -28,6 +28,12 @@ struct Prepared {
 /// `p` with its cotangents and the reference's VJP (unchanged when it has them already).
 void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt);
 
+/// Which pass of a gradient mode's run raised, from its Python traceback: "the forward pass
+/// raises" (the batched program itself: a forward bug, which the forward modes meet too), "the
+/// backward pass raises", or "" when the traceback does not say (python_grad.cpp runs each pass
+/// in a function of its own name).
+std::string gradientPassOf(const std::string &traceback);
+
 /// A gradient comparison's detail with "output K" named as what it is, the gradient of input xN
 /// (the K-th floating input of `c`), and the examples of the outer vmap level whose gradient
 /// differs.

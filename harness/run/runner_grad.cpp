@@ -58,4 +58,12 @@ std::string gradientDetail(const Case &c, const std::string &detail, const std::
   return "the gradient of input x" + std::to_string(c.program.body.params[gin[k]].id) + ": " + m.suffix().str() + examples;
 }
 
+std::string gradientPassOf(const std::string &traceback) {
+  // The innermost of the two frames decides: a backward that re-runs a forward raises inside both.
+  size_t fw = traceback.rfind("in _forward_pass"), bw = traceback.rfind("in _backward_pass");
+  if (fw == std::string::npos && bw == std::string::npos) return "";
+  bool backward = bw != std::string::npos && (fw == std::string::npos || bw > fw);
+  return backward ? "the backward pass raises" : "the forward pass raises";
+}
+
 } // namespace vf

@@ -51,20 +51,26 @@ std::string gradFunctions(const Case &c, Grad g) {
   os << "_N_INPUTS = " << c.program.body.params.size() << "\n";
   os << "_GRAD_INPUTS = " << indexTuple(gradInputs(c.program)) << "  # the floating inputs\n";
   os << "_GRAD_OUTPUTS = " << indexTuple(gradOutputs(c.program)) << "  # the floating outputs\n\n\n";
+  // The forward and the backward pass run in functions of their own names, so that a traceback
+  // says which one raised (gradientPassOf in harness/run/runner.h).
+  os << "def _forward_pass(fn, *args):\n"
+        "    return fn(*args)\n\n\n"
+        "def _backward_pass(fn, *args, **kwargs):\n"
+        "    return fn(*args, **kwargs)\n\n\n";
   os << "def vjp_of(fn):\n"
         "    \"\"\"fn's vector-Jacobian product by torch.autograd.grad (zeros where no output depends on an input).\"\"\"\n"
         "    def vjp(*args):\n"
         "        xs, cts = list(args[:_N_INPUTS]), args[_N_INPUTS:]\n"
         "        for i in _GRAD_INPUTS:\n"
         "            xs[i] = xs[i].detach().requires_grad_()\n"
-        "        outs = fn(*xs)\n"
+        "        outs = _forward_pass(fn, *xs)\n"
         "        if isinstance(outs, torch.Tensor):\n"
         "            outs = (outs,)\n"
         "        pairs = [(outs[o], ct) for o, ct in zip(_GRAD_OUTPUTS, cts) if outs[o].requires_grad]\n"
         "        wrt = [xs[i] for i in _GRAD_INPUTS]\n"
         "        grads = [None] * len(wrt)\n"
         "        if pairs and wrt:\n"
-        "            grads = torch.autograd.grad([o for o, _ in pairs], wrt, [ct for _, ct in pairs], allow_unused=True)\n"
+        "            grads = _backward_pass(torch.autograd.grad, [o for o, _ in pairs], wrt, [ct for _, ct in pairs], allow_unused=True)\n"
         "        return tuple(torch.zeros_like(x) if gr is None else gr for gr, x in zip(grads, wrt))\n"
         "    return vjp\n\n\n";
   if (g != Grad::VmapOf) return os.str();
@@ -84,8 +90,8 @@ std::string gradFunctions(const Case &c, Grad g) {
         "            outs = (outs,)\n"
         "        return tuple(outs[o] for o in _GRAD_OUTPUTS)\n"
         "\n"
-        "    _, pullback = torch.func.vjp(f, *[xs[i] for i in _GRAD_INPUTS])\n"
-        "    return tuple(pullback(tuple(cts)))\n\n\n"
+        "    _, pullback = _forward_pass(torch.func.vjp, f, *[xs[i] for i in _GRAD_INPUTS])\n"
+        "    return tuple(_backward_pass(pullback, tuple(cts)))\n\n\n"
         "def _vmap(fn, in_dims, chunk, randomness):\n"
         "    return torch.vmap(fn, in_dims=in_dims, out_dims=0, chunk_size=chunk, randomness=randomness)\n\n\n"
         "def _loop(fn, in_dims, chunk, randomness):\n"
