@@ -39,6 +39,11 @@ struct EvalCtx {
   /// Off under vmap (the libtorch backend): measuring reads values with .item(), which a
   /// batched tensor refuses; the reference measures margins for every case anyway.
   bool measureMargins = true;
+  /// Gradient modes: how close an argument came to a point where the op has no derivative
+  /// (abs and relu at 0, clamp at its bounds, maximum/minimum at a tie), scaled as minMargin.
+  /// Measured only when asked (the reference's VJP), so forward runs are unchanged.
+  bool measureKinks = false;
+  double minKink = 1e300;
 };
 
 /// Returns "" when the argument types and attributes are acceptable, else why not.

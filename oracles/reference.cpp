@@ -16,7 +16,7 @@ namespace {
 
 class Interp {
 public:
-  Interp(bool f64, double &margin) : f64_(f64), margin_(margin) {}
+  Interp(bool f64, double &margin, double *kink = nullptr) : f64_(f64), margin_(margin), kink_(kink) {}
 
   std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
     for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
@@ -29,6 +29,7 @@ public:
 private:
   bool f64_;
   double &margin_;
+  double *kink_; ///< where to record kinks (the VJP's differentiability), or null
   std::unordered_map<ValueId, at::Tensor> env_;
 
   std::vector<at::Tensor> args(const Stmt &s) {
@@ -43,8 +44,10 @@ private:
     if (s.regions.empty()) {
       const OpDef *op = findOp(s.op);
       EvalCtx ctx;
+      ctx.measureKinks = kink_ != nullptr;
       at::Tensor r = op->eval(a, s.attrs, ctx);
       margin_ = std::min(margin_, ctx.minMargin);
+      if (kink_) *kink_ = std::min(*kink_, ctx.minKink);
       res.push_back(r);
     } else {
       switch (constructOf(s).kind) {
@@ -103,12 +106,13 @@ private:
 
 } // namespace
 
-std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64) {
+std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64,
+                                    double *minKink) {
   std::vector<at::Tensor> ins = inputs;
   if (float64)
     for (auto &t : ins)
       if (t.is_floating_point()) t = t.to(at::kDouble);
-  Interp in(float64, minMargin);
+  Interp in(float64, minMargin, minKink);
   return in.block(p.body, ins);
 }
 

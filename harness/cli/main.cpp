@@ -82,16 +82,18 @@ commands:
           pass and unsupported, invalid included) keeping its verdict and signature; print the
           smaller case (or write it to --out); exit 1
   caps    which constructs have working batching rules, per mode and device (probes torch;
-          default --mode: every compiler, --device cpu,cuda)
+          default --mode: eager, its gradient modes and every compiler, --device cpu,cuda)
   gen     [--case-seed N] [--size N]   print the case a campaign would run for that seed
           [--bytes FILE]    print the case a libFuzzer input (e.g. a crash-<hash> artifact) decodes to
   emit    FILE [--mode MODE]   print the Python a case file is run as (direct: the ops called themselves)
   selftest [--fault NAME]... [--time SECONDS] [--cases N] [--seed N] [--target PERCENT]
-          [--no-shrink] [--out DIR] [--list]
+          [--no-shrink] [--out DIR] [--list] [--mode MODE]
           plant each fault (default: all, then the control `none`) in torch's batching rules
           and run a campaign of --time seconds (default 300) per fault; print a table of what
           was detected, how fast and how small it shrank (DIR/selftest.md, DIR/<fault>.vf);
-          exit 0 when at least --target % (default 90) were detected and `none` found nothing
+          exit 0 when at least --target % (default 90) were detected and `none` found nothing;
+          --mode (default eager) runs every campaign in that mode: a gradient mode (eager+grad)
+          runs the faults in the autograd of batched control flow by default, any other the rest
 
 common flags:
   --python PATH      python with torch for the worker (default: python3)
@@ -100,7 +102,9 @@ common flags:
   --mode LIST        execution modes, comma-separated: direct (the control-flow ops called
                      themselves under vmap: the batching rules without dynamo), eager (the
                      public API), compile-BACKEND[-dynamic|-static] with BACKEND eager, aot_eager
-                     or inductor (default: eager; fuzz and nightly: direct,eager)
+                     or inductor (default: eager; fuzz and nightly: direct,eager); any of them
+                     +grad (gradients of the vmapped program, a VJP with random cotangents) or
+                     +vmap-grad (vmap of torch.func.vjp: per-sample gradients): direct+grad
   --other-modes-share PERCENT   fuzz/nightly: the modes after the first get at most this share
                      of the systems' time (default 50 with the default modes, 100 with --mode)
   --device LIST      cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)
@@ -284,11 +288,12 @@ std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int
 }
 
 /// One eager CPU torch backend with a worker of its own (selftest's clean reference system).
-std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log) {
-  auto b = std::make_unique<vf::TorchBackend>(workerConfig(f));
+std::unique_ptr<vf::TorchBackend> startBackend(const Flags &f, std::ostream &log, const vf::ExecConfig &exec = {}) {
+  auto b = std::make_unique<vf::TorchBackend>(std::make_shared<vf::WorkerProcess>(workerConfig(f)), exec, "cpu");
   try {
     auto info = b->hello();
-    log << "vmapfuzz: python " << info.value("python", "?") << ", torch " << info.value("torch", "?") << " (cpu, eager)\n";
+    log << "vmapfuzz: python " << info.value("python", "?") << ", torch " << info.value("torch", "?") << " (cpu, "
+        << exec.modeName() << ")\n";
   } catch (const std::runtime_error &e) {
     throw vf::EnvironmentError(e.what());
   }
@@ -652,7 +657,7 @@ int cmdMergeCorpus(int argc, char **argv) {
 int cmdCaps(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({}));
   if (!f.positional.empty()) throw UsageError("caps takes no positional arguments");
-  auto systems = startSystems(f, std::cerr, 1, "eager,compile-eager,compile-aot_eager,compile-inductor", "cpu,cuda");
+  auto systems = startSystems(f, std::cerr, 1, "eager,eager+grad,eager+vmap-grad,compile-eager,compile-aot_eager,compile-inductor", "cpu,cuda");
   if (systems->empty()) return kClean;
   const auto &env = systems->environment();
   std::cout << "batching rules in torch " << env.value("torch", "?") << " (python " << env.value("python", "?")
@@ -682,7 +687,7 @@ int cmdEmit(int argc, char **argv) {
   if (f.positional.size() != 1) throw UsageError("emit needs exactly one case file");
   auto mode = vf::parseMode(f.str("mode", "eager"));
   if (!mode) throw UsageError("--mode: unknown mode '" + f.str("mode", "") + "'");
-  std::cout << vf::emitModule(loadCase(f.positional[0]), mode->api);
+  std::cout << vf::emitModule(loadCase(f.positional[0]), mode->api, mode->grad);
   return kClean;
 }
 
@@ -705,9 +710,15 @@ int cmdSelftest(int argc, char **argv) {
     for (const auto &[name, doc] : known) std::cout << name << "\t" << doc << "\n";
     return kClean;
   }
+  auto mode = vf::parseMode(f.str("mode", "eager"));
+  if (!mode) throw UsageError("--mode: unknown mode '" + f.str("mode", "") + "'");
+  const vf::ExecConfig exec = *mode;
   std::vector<std::string> faults = f.faults;
   if (faults.empty()) {
-    for (const auto &k : known) faults.push_back(k.first);
+    // A gradient mode plants the faults in the autograd of batched control flow, any other
+    // mode the rest (a gradient fault leaves forward values alone: no forward mode can see it).
+    for (const auto &k : known)
+      if (vf::isGradientFault(k.second) == exec.gradient()) faults.push_back(k.first);
     faults.push_back(vf::kNoFault);
   }
   for (const auto &x : faults)
@@ -715,11 +726,11 @@ int cmdSelftest(int argc, char **argv) {
       throw UsageError("unknown fault '" + x + "' (vmapfuzz selftest --list shows them)");
   Flags cleanFlags = f;
   cleanFlags.faults.clear();
-  auto clean = startBackend(cleanFlags, std::cerr);
+  auto clean = startBackend(cleanFlags, std::cerr, exec);
   vf::BackendFactory make = [&](const std::vector<std::string> &planted) -> std::unique_ptr<vf::Backend> {
     Flags g = cleanFlags;
     g.faults = planted;
-    auto b = std::make_unique<vf::TorchBackend>(workerConfig(g));
+    auto b = std::make_unique<vf::TorchBackend>(std::make_shared<vf::WorkerProcess>(workerConfig(g)), exec, "cpu");
     b->hello(); // starts the worker and plants the fault: a fault that does not plant fails here
     return b;
   };

@@ -14,8 +14,10 @@
 #include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
 #include "harness/report/triage.h"
+#include "ir/differentiable.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
+#include "oracles/reference.h"
 
 namespace fs = std::filesystem;
 
@@ -109,6 +111,8 @@ void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) 
 std::string title(const Case &c, const CaseResult &r) {
   std::string list = constructList(c);
   std::string what = list.empty() ? "torch.vmap" : "torch.vmap of torch." + list.substr(0, list.find_first_of("-,"));
+  if (r.verdict == Verdict::Mismatch && execOfSystem(r.system).gradient())
+    return "the gradients of " + what + " differ from those of running each example alone";
   if (r.verdict == Verdict::Mismatch) return what + " returns a different result than running each example alone";
   if (r.verdict == Verdict::BatchedError) return what + " raises " + r.errorType + " where each example alone runs";
   if (r.verdict == Verdict::Crash) return what + " kills the process (" + r.summary + ")";
@@ -128,20 +132,36 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
        << ". The " << differenceKind(r, false) << " of " << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs")
        << " differ.\n\n";
   if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
+  // A gradient mode's outputs are the gradients of the floating inputs, named by input.
+  const bool grad = execOfSystem(r.system).gradient();
+  auto item = [&](size_t i) {
+    auto gin = gradInputs(c.program);
+    return grad && i < gin.size() ? "gradient of x" + std::to_string(c.program.body.params[gin[i]].id) : "output " + std::to_string(i);
+  };
+  if (grad) {
+    md << "Mode `" << r.system << "`: " << execOfSystem(r.system).modeName()
+       << " computes the gradients of the floating inputs of the batched program (a vector-Jacobian product with random "
+          "cotangents, in repro.py); they should equal those of running each example alone under plain autograd.\n\n";
+  }
   if (r.verdict == Verdict::Mismatch) {
     md << "The batched result differs from the per-example result: " << r.summary << ".\n\n";
-    for (size_t i = 0; i < r.actual.size(); ++i) md << "- batched output " << i << ": `" << describeTensor(r.actual[i]) << "`\n";
+    for (size_t i = 0; i < r.actual.size(); ++i) md << "- batched " << item(i) << ": `" << describeTensor(r.actual[i]) << "`\n";
   } else if (!r.errorType.empty()) {
     md << "The batched run raises `" << r.errorType << "`:\n\n```\n" << errorGist(r.errorMessage) << "\n```\n";
   } else {
     md << r.summary << "\n";
   }
   if (!r.elsewhere.empty()) md << "\n**Where it shows:** " << r.elsewhere << "\n";
-  md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
-        "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
-  for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected output " << i << ": `" << describeTensor(r.expected[i]) << "`\n";
+  if (grad)
+    md << "\n## What should happen\n\nThe gradients of `torch.vmap(program)(*inputs)` (with the cotangents in repro.py) should "
+          "equal those of running `program` on each example alone and stacking the results (`vjp_of(per_example)` in the "
+          "script below), which runs fine:\n\n";
+  else
+    md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
+          "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
+  for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected " << item(i) << ": `" << describeTensor(r.expected[i]) << "`\n";
   md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
-     << emitModule(c, execOfSystem(r.system).api) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
+     << emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
      << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
   md << "## Environment\n\n";
   for (auto it = env.begin(); it != env.end(); ++it)
@@ -201,7 +221,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   rec.dir = dir_ + "/" + name;
   fs::create_directories(rec.dir);
   writeFileAtomic(rec.dir + "/case.vf", printCase(c));
-  writeFileAtomic(rec.dir + "/program.py", emitModule(c, execOfSystem(r.system).api));
+  writeFileAtomic(rec.dir + "/program.py", emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad));
   std::ostringstream head;
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
@@ -212,6 +232,11 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     ro.again = c;
     ro.again->spec.levels[0].size = r.againBatchSize;
     ro.againInputs = makeInputs(*ro.again);
+  }
+  if (ro.exec.gradient()) { // the cotangents the runner drew: from the case and its reference outputs
+    auto cotangents = [](const Case &k) { return makeCotangents(k, runReference(k, makeInputs(k)).outputs); };
+    ro.cotangents = cotangents(c);
+    if (ro.again) ro.againCotangents = cotangents(*ro.again);
   }
   writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
   // The environment of this finding: the campaign's, with the mode and device that found it.

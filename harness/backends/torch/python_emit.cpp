@@ -1,4 +1,5 @@
 #include "harness/backends/torch/python_emit.h"
+#include "harness/backends/torch/python_grad.h"
 
 #include <charconv>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "ir/constructs.h"
+#include "ir/differentiable.h"
 #include "ir/op_registry.h"
 #include "ir/scalar_type.h"
 #include "oracles/compare.h"
@@ -360,7 +362,7 @@ std::string tensorLiteral(const at::Tensor &t) {
 /// `layout_inputs(x0, ...)`: the contiguous inputs re-made in the case's layouts (same values,
 /// other strides and storage offsets), for the worker and repro.py to call before `batched`.
 /// Empty when every input is contiguous.
-std::string layoutFunction(const Case &c) {
+std::string layoutFunction(const Case &c, bool passRest) {
   if (c.spec.layouts.empty()) return "";
   std::ostringstream os;
   std::vector<std::string> params, made;
@@ -388,6 +390,12 @@ std::string layoutFunction(const Case &c) {
         "    return torch.full((x.numel() + 3,), 77, dtype=x.dtype)[3:].view(x.shape).copy_(x)\n\n\n";
   std::string plist;
   for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  if (passRest) { // a gradient mode's cotangents follow the inputs, contiguous
+    os << "def layout_inputs(" << plist << ", *rest):\n";
+    os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides (the rest as they are).\"\"\"\n";
+    os << "    return " << tupleText(made) << " + rest\n\n\n";
+    return os.str();
+  }
   os << "def layout_inputs(" << plist << "):\n";
   os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides.\"\"\"\n";
   os << "    return " << tupleText(made) << "\n\n\n";
@@ -424,7 +432,7 @@ std::string pyString(const std::string &s) {
 
 std::string emitProgram(const Program &p, Api api) { return Emitter(p, api).program(p); }
 
-std::string emitModule(const Case &c, Api api) {
+std::string emitModule(const Case &c, Api api, Grad grad) {
   std::ostringstream os;
   std::set<std::string> used;
   usedConstructs(c.program.body, used);
@@ -445,7 +453,7 @@ std::string emitModule(const Case &c, Api api) {
     expr += ")";
   }
   os << "batched = " << expr << "\n\n\n";
-  os << layoutFunction(c);
+  os << layoutFunction(c, grad != Grad::None);
   // per_example: one Python loop per level, innermost first.
   std::vector<std::string> params;
   for (const auto &d : c.program.body.params) params.push_back("x" + std::to_string(d.id));
@@ -468,6 +476,7 @@ std::string emitModule(const Case &c, Api api) {
     os << "    outs = [" << inner << "(" << call << ") for b in range(" << size << ")]\n";
     os << "    return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), " << outDims(l) << "))\n\n\n";
   }
+  os << gradFunctions(c, grad);
   return os.str();
 }
 
@@ -510,17 +519,22 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << "#!/usr/bin/env python3\n";
   std::istringstream hc(headerComment);
   for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
-  os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
-  os << preloadBlock(opt.preloads);
-  os << emitModule(c, opt.exec.api);
   const ExecConfig &ex = opt.exec;
+  const bool grad = ex.gradient();
+  if (grad)
+    os << "# Exits 1 while the gradients of torch.vmap's result (a vector-Jacobian product with the cotangents\n"
+          "# below) disagree with those of running each example alone under plain autograd, 0 once they agree.\n";
+  else os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
+  os << preloadBlock(opt.preloads);
+  os << emitModule(c, opt.exec.api, ex.grad);
   if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
+  const std::string compiledFn = ex.grad == Grad::VmapOf ? "batched_vjp" : "batched";
   if (ex.compiled()) {
-    os << "batched = torch.compile(batched, backend=" << pyString(ex.compiler);
+    os << compiledFn << " = torch.compile(" << compiledFn << ", backend=" << pyString(ex.compiler);
     if (ex.dynamic) os << ", dynamic=" << (*ex.dynamic ? "True" : "False");
     os << ")\n";
   }
-  auto inputBlock = [&](const std::vector<at::Tensor> &ts, const std::string &prefix) {
+  auto inputBlock = [&](const std::vector<at::Tensor> &ts, const std::string &prefix, const std::vector<at::Tensor> &cts) {
     std::vector<std::string> names;
     for (size_t i = 0; i < ts.size(); ++i) {
       std::string nm = prefix + std::to_string(c.program.body.params[i].id);
@@ -531,19 +545,33 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
     for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
     // The case's memory layouts: the same values with other strides and offsets.
     if (!c.spec.layouts.empty()) os << args << (names.size() == 1 ? "," : "") << " = layout_inputs(" << args << ")\n";
+    for (size_t j = 0; j < cts.size(); ++j) { // a gradient mode's cotangents, one per floating output
+      std::string nm = prefix + "_cotangent" + std::to_string(j);
+      os << nm << " = " << tensorLiteral(cts[j]) << "\n";
+      args += (args.empty() ? "" : ", ") + nm;
+    }
     return args;
   };
   os << "\n";
-  std::vector<std::pair<std::string, std::string>> calls = {{inputBlock(inputs, "x"), "the batched run"}};
+  std::vector<std::pair<std::string, std::string>> calls = {{inputBlock(inputs, "x", opt.cotangents), "the batched run"}};
   if (opt.again) {
     os << "# The same program at batch size " << opt.again->spec.levels[0].size
        << ": the compiled function must recompile or generalise.\n";
-    calls.push_back({inputBlock(opt.againInputs, "y"), "the second call (batch size " +
+    calls.push_back({inputBlock(opt.againInputs, "y", opt.againCotangents), "the second call (batch size " +
                                                           std::to_string(opt.again->spec.levels[0].size) + ")"});
   }
   os << "\n\ndef check(args, what):\n";
-  os << "    expected = per_example(*args)\n";
-  os << "    try:\n        actual = batched(*args)\n";
+  if (grad) {
+    // Both sides with plain torch: the per-example loop under autograd, and the batched VJP.
+    std::vector<std::string> names;
+    for (size_t i : gradInputs(c.program)) names.push_back(pyString("x" + std::to_string(c.program.body.params[i].id)));
+    os << "    names = " << tupleText(names) << "  # the inputs that take a gradient\n";
+    os << "    expected = vjp_of(per_example)(*args)\n";
+    os << "    try:\n        actual = " << (ex.grad == Grad::VmapOf ? "batched_vjp(*args)" : "vjp_of(batched)(*args)") << "\n";
+  } else {
+    os << "    expected = per_example(*args)\n";
+    os << "    try:\n        actual = batched(*args)\n";
+  }
   os << "    except Exception as e:\n";
   os << "        print(f\"FAIL: {what} raised {type(e).__name__}: {e}\")\n        return False\n";
   os << "    ok = len(actual) == len(expected)\n";
@@ -555,7 +583,10 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << "            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)\n";
   os << "        except AssertionError as err:\n";
   os << "            ok = False\n";
-  os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
+  if (grad)
+    os << "            print(f\"FAIL: the gradient of {names[i]} in {what} differs from the per-example autograd loop's:\\n{err}\")\n";
+  else
+    os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
   os << "    return ok\n\n\n";
   os << "ok = True\n";
   for (const auto &[args, what] : calls) os << "ok = check((" << args << (args.find(',') == std::string::npos ? "," : "") << "), " << pyString(what) << ") and ok\n";

@@ -5,9 +5,10 @@ Protocol (version 2), over stdin/stdout, one request then one response:
   frame   := u64le header_len, header (UTF-8 JSON), then one raw blob per tensor in
              header["tensors"], each numel * itemsize bytes, C-contiguous, little endian.
   request := {"v": 2, "op": "hello"}
-           | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched",
+           | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched" | "unbatched-func",
               "exec": {"device": "cpu" | "cuda", "compile": null | "eager" | "aot_eager" | "inductor",
-                       "dynamic": null | true | false, "api": "public" | "direct"},
+                       "dynamic": null | true | false, "api": "public" | "direct",
+                       "grad": absent | "of-vmap" | "vmap-of"},
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
               "error": {"type", "message", "traceback", "call": k, "oom": bool},
@@ -21,6 +22,12 @@ executable lines and branches) or "coverage_error"; a batched run request with "
 gets "cov", the lines and branch edges of those files that its calls reached ("coverage": "new":
 only those this process never reported before, which saves restart_events; optional fields:
 the protocol version is unchanged).
+Gradient modes ("grad" in "exec", optional: absent means forward values): the tensors of each
+call are the inputs, then one cotangent per floating output, and the reply's tensors are the
+gradients of the floating inputs. "of-vmap": `vjp_of(batched)` (`batched` compiled first when
+"compile" is set); "vmap-of": `batched_vjp` (torch.vmap of torch.func.vjp); "unbatched" runs
+`vjp_of(per_example)` (plain autograd, each example alone) in both, and "unbatched-func" (vmap-of
+only) `per_example_func_vjp` (torch.func.vjp on each example, Python loops instead of vmap).
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
 memory layouts (the tensors arrive contiguous). The function is compiled once per request (when "compile" is
@@ -139,6 +146,23 @@ def _coverage(torch):
         return vmapfuzz_coverage.from_env(), None
     except Exception as e:
         return None, f"{type(e).__name__}: {e}"
+
+
+def _entry_point(ns, mode, ex, torch):
+    """The function a request calls: the batched program or each example alone, compiled when
+    asked, and in a gradient mode its vector-Jacobian product (see the protocol above)."""
+    grad = ex.get("grad")
+    if mode == "unbatched-func":
+        return ns["per_example_func_vjp"]
+    if grad == "vmap-of" and mode == "batched":
+        fn = ns["batched_vjp"]
+    else:
+        fn = ns["batched"] if mode == "batched" else ns["per_example"]
+    if ex.get("compile"):
+        fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
+    if grad == "of-vmap" or (grad and mode != "batched"):
+        fn = ns["vjp_of"](fn)
+    return fn
 
 
 def main():
@@ -273,9 +297,7 @@ def main():
                 torch.set_default_device(device)
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
-            fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
-            if ex.get("compile"):
-                fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
+            fn = _entry_point(ns, req["mode"], ex, torch)
             metas_out, counts, at = [], [], 0
             recording = cov is not None and req.get("coverage") and req["mode"] == "batched"
             if recording:
