@@ -8,7 +8,7 @@
 #include "harness/report/findings.h"
 #include "harness/report/triage.h"
 #include "ir/text.h"
-#include "tests/harness/test_cases.h"
+#include "tests/e2e/test_cases.h"
 
 using namespace vf;
 namespace fs = std::filesystem;

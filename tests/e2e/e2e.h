@@ -1,16 +1,21 @@
 #pragma once
-/// Shared by the end-to-end tests that drive the vmapfuzz binary: run a command, make a scratch
-/// directory, read a file back.
+/// The one setup of the end-to-end tests (tests/e2e/, label `e2e`): they drive the vmapfuzz
+/// binary or the real python worker. Run a command, start a worker, make a scratch directory,
+/// read a file back.
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "harness/backends/torch/torch_backend.h"
 
 namespace vf::test {
 
@@ -34,9 +39,22 @@ inline Shell sh(const std::string &cmd) {
   return r;
 }
 
-/// A fresh, empty directory of this test process: PREFIX-NAME-PID under the temp directory.
-inline std::string tempDir(const std::string &prefix, const std::string &name) {
-  auto d = std::filesystem::temp_directory_path() / (prefix + "-" + name + "-" + std::to_string(getpid()));
+/// The worker every end-to-end test starts: the project's python worker, a generous deadline
+/// (a first compile is slow on a busy machine; no test asserts on time).
+inline WorkerConfig testWorker() {
+  WorkerConfig w;
+  w.script = defaultWorkerScript();
+  w.timeout = std::chrono::milliseconds(120000);
+  return w;
+}
+
+/// A fresh, empty directory of this test process: vmapfuzz-SUITE-NAME-PID under the temp
+/// directory (SUITE: the running test's suite).
+inline std::string tempDir(const std::string &name) {
+  const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string suite = info ? info->test_suite_name() : "e2e";
+  std::replace(suite.begin(), suite.end(), '/', '-'); // a parameterised suite: Prefix/Suite
+  auto d = std::filesystem::temp_directory_path() / ("vmapfuzz-" + suite + "-" + name + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();

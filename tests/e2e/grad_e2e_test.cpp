@@ -11,18 +11,16 @@
 #include "ir/text.h"
 #include "oracles/compare.h"
 #include "oracles/reference_grad.h"
-#include "tests/harness/cli_util.h"
-#include "tests/harness/test_cases.h"
+#include "tests/e2e/e2e.h"
+#include "tests/e2e/test_cases.h"
 
 using namespace vf;
 
 namespace {
 
 WorkerConfig config(std::vector<std::string> faults = {}) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
+  WorkerConfig w = test::testWorker();
   w.faults = std::move(faults);
-  w.timeout = std::chrono::milliseconds(120000);
   return w;
 }
 
@@ -96,7 +94,7 @@ TEST(GradModes, VmapOfGradIsUnsupportedWithItsReasonOrAgrees) {
 }
 
 TEST(GradModes, ACampaignTabulatesEveryGradientModeWithoutHarnessBugs) {
-  std::string d = test::tempDir("vmapfuzz-grad", "campaign");
+  std::string d = test::tempDir("campaign");
   test::Shell r = test::sh(test::kBin + " fuzz --cases 4 --time 600 --seed 2 --no-shrink --mode direct+grad,direct+vmap-grad --out " +
                            d + " --reports " + d + "/findings");
   EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/harness/cli_util.h"
+#include "tests/e2e/e2e.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +18,7 @@ using vf::test::readJson;
 using vf::test::sh;
 using vf::test::Shell;
 using vf::test::slurp;
-std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-preload", name); }
+using vf::test::tempDir;
 
 const std::string kRule = VMAPFUZZ_SOURCE_DIR "/docs/preload/while_loop_vmap_rule.py";
 /// Cases with while_loop as their only construct, in eager mode.

@@ -18,6 +18,7 @@
 #include "harness/run/runner.h"
 #include "ir/text.h"
 #include "ir/validate.h"
+#include "tests/e2e/e2e.h"
 
 using namespace vf;
 
@@ -93,10 +94,8 @@ std::string caseText(const Fault &f, const Enlargement &e) {
 }
 
 WorkerConfig config(const std::string &fault) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
+  WorkerConfig w = test::testWorker();
   w.faults = {fault};
-  w.timeout = std::chrono::milliseconds(120000);
   return w;
 }
 

@@ -1,7 +1,9 @@
 // End-to-end through the CLI binary: exit codes, findings on disk, repro scripts.
 #include <gtest/gtest.h>
 
-#include "tests/harness/cli_util.h"
+#include <tuple>
+
+#include "tests/e2e/e2e.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -20,7 +22,7 @@ namespace {
 using vf::test::kBin;
 using vf::test::sh;
 using vf::test::Shell;
-std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-test", name); }
+using vf::test::tempDir;
 
 
 
@@ -117,10 +119,24 @@ TEST(Cli, PlantedCondBugIsFoundShrunkAndFiledOnce) {
 }
 
 TEST(Cli, HelpAfterACommandPrintsTheUsageAndExitsZero) {
-  for (const char *cmd : {" --help", " fuzz --help", " replay -h"}) {
+  // The usage of the app, or of the command named, with every flag and its default.
+  for (auto [cmd, usage, flag] : {std::tuple{" --help", "usage: vmapfuzz COMMAND", "nightly"},
+                                  std::tuple{" fuzz --help", "usage: vmapfuzz fuzz", "--mutate-share INT [10]"},
+                                  std::tuple{" replay -h", "usage: vmapfuzz replay FILE|DIR...", "--reports"}}) {
     Shell r = sh(kBin + cmd);
     EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
-    EXPECT_NE(r.out.find("usage: vmapfuzz COMMAND"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(usage), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(flag), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, ABadFlagIsNamedWithExit2) {
+  for (auto [cmd, named] : {std::pair{" fuzz --bogus", "--bogus"}, std::pair{" fuzz --time soon", "--time"},
+                            std::pair{" gen --size 5000", "--size"}, std::pair{" fuzz --seed -3", "--seed"},
+                            std::pair{" nightly --jobs", "--jobs"}, std::pair{" frobnicate", "frobnicate"}}) {
+    Shell r = sh(kBin + cmd);
+    EXPECT_EQ(r.code, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(named), std::string::npos) << cmd << "\n" << r.out;
   }
 }
 

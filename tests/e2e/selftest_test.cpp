@@ -2,7 +2,7 @@
 // table and exit code say so. Kept small: two fast faults and a short control run.
 #include <gtest/gtest.h>
 
-#include "tests/harness/cli_util.h"
+#include "tests/e2e/e2e.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -32,8 +32,7 @@ std::string row(const std::string &out, const std::string &fault) {
 } // namespace
 
 TEST(Selftest, PlantedFaultsAreDetectedAndTheControlRunIsNot) {
-  auto out = fs::temp_directory_path() / ("vmapfuzz-test-selftest-" + std::to_string(getpid()));
-  fs::remove_all(out);
+  fs::path out = vf::test::tempDir("out");
   Shell r = sh(kBin + " selftest --fault vmap-negative-in-dim --fault vmap-nested-physical-batch-size --fault none"
                       " --time 30 --cases 30 --seed 1 --target 100 --out " + out.string());
   EXPECT_EQ(r.code, 0) << r.out;

@@ -2,7 +2,7 @@
 // and libFuzzer artifacts decoded by replay and gen.
 #include <gtest/gtest.h>
 
-#include "tests/harness/cli_util.h"
+#include "tests/e2e/e2e.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,8 +23,7 @@ const std::string kSrc = VMAPFUZZ_SOURCE_DIR;
 } // namespace
 
 TEST(LibtorchCli, ReplayAndGenDecodeALibFuzzerArtifact) {
-  fs::path dir = fs::temp_directory_path() / ("vmapfuzz-lt-cli-" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  fs::path dir = vf::test::tempDir("artifact");
   fs::path artifact = dir / "crash-0123456789abcdef";
   fs::copy_file(kSrc + "/corpus/fuzz/case/seed-03", artifact, fs::copy_options::overwrite_existing);
   Proc gen = sh(kBin + " gen --bytes " + artifact.string());

@@ -12,6 +12,7 @@
 #include "ir/validate.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
+#include "tests/e2e/e2e.h"
 
 using namespace vf;
 namespace fs = std::filesystem;
@@ -51,9 +52,7 @@ void everySeedAgreesWithTheReference(TorchBackend &torch) {
 } // namespace
 
 TEST(Corpus, EverySeedReplaysWithTheReferenceValues) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
-  TorchBackend torch(w);
+  TorchBackend torch(vf::test::testWorker());
   everySeedAgreesWithTheReference(torch);
 }
 
@@ -61,8 +60,7 @@ TEST(Corpus, EverySeedReplaysWithTheReferenceValues) {
 // (the index clamp, scan's reverse, captured values lifted into operands): without vmap, each
 // seed must still compute what the reference computes.
 TEST(Corpus, EverySeedReplaysWithTheReferenceValuesInDirectMode) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
+  WorkerConfig w = vf::test::testWorker();
   ExecConfig direct;
   direct.api = Api::Direct;
   TorchBackend torch(std::make_shared<WorkerProcess>(w), direct, "cpu");

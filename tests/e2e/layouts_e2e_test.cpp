@@ -10,17 +10,11 @@
 #include "harness/run/runner.h"
 #include "harness/backends/torch/torch_backend.h"
 #include "ir/text.h"
+#include "tests/e2e/e2e.h"
 
 using namespace vf;
 
 namespace {
-
-WorkerConfig config() {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
-  w.timeout = std::chrono::milliseconds(120000);
-  return w;
-}
 
 // Three levels (sizes 2, 3, 2), every layout, randomness set at two levels; %1 is batched at
 // the outer level only. (Straight-line: a cond capturing values batched at different levels
@@ -107,14 +101,14 @@ func(%2: f32[2,1]) {
 } // namespace
 
 TEST(Layouts, OutputsWithOddStridesOnSize1DimsComeBack) {
-  TorchBackend b(config());
+  TorchBackend b(vf::test::testWorker());
   Runner r(b);
   CaseResult res = r.run(parseCase(kOddStridedOutput));
   EXPECT_EQ(verdictName(res.verdict), "pass") << res.summary << "\n" << res.traceback;
 }
 
 TEST(Layouts, EveryLayoutRandomnessAndThreeLevelsPass) {
-  TorchBackend b(config());
+  TorchBackend b(vf::test::testWorker());
   Runner r(b);
   Case c = parseCase(kLayouts);
   CaseResult res = r.run(c);
@@ -122,7 +116,7 @@ TEST(Layouts, EveryLayoutRandomnessAndThreeLevelsPass) {
 }
 
 TEST(Layouts, CondOverNonContiguousInputsPasses) {
-  TorchBackend b(config());
+  TorchBackend b(vf::test::testWorker());
   Runner r(b);
   CaseResult res = r.run(parseCase(kCondLayouts));
   EXPECT_EQ(verdictName(res.verdict), "pass") << res.summary << "\n" << res.traceback;
@@ -152,7 +146,7 @@ assert ys[3].is_contiguous() and ys[3].storage_offset() == 3
 TEST(Layouts, AliasingCapturesAreClonedAndPass) {
   Case c = parseCase(kAliasingCaptures);
   EXPECT_NE(emitModule(c).find(".clone()"), std::string::npos);
-  TorchBackend b(config());
+  TorchBackend b(vf::test::testWorker());
   Runner r(b);
   CaseResult res = r.run(c);
   EXPECT_TRUE(res.verdict == Verdict::Pass || res.verdict == Verdict::BatchedError || res.verdict == Verdict::Mismatch)

@@ -4,7 +4,7 @@
 // first's signature (a shrink keeps the signature, and the ablation lands on the same features).
 #include <gtest/gtest.h>
 
-#include "tests/harness/cli_util.h"
+#include "tests/e2e/e2e.h"
 
 #include <filesystem>
 #include <fstream>
@@ -19,7 +19,7 @@ using vf::test::kBin;
 using vf::test::readJson;
 using vf::test::sh;
 using vf::test::Shell;
-std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-signature", name); }
+using vf::test::tempDir;
 
 // cond-batched-pred-swapped: needs a batched predicate.
 const char *kSwapped = R"(vmap size=2 in_dims=(0) out_dims=(0)

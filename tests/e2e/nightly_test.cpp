@@ -1,7 +1,7 @@
 // End-to-end: the nightly job's exit rule, and shards that merge into one campaign.
 #include <gtest/gtest.h>
 
-#include "tests/harness/cli_util.h"
+#include "tests/e2e/e2e.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +21,7 @@ using vf::test::sh;
 using vf::test::Shell;
 using vf::test::readJson;
 using vf::test::slurp;
-std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-nightly", name); }
+using vf::test::tempDir;
 
 
 

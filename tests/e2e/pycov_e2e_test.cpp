@@ -13,20 +13,18 @@
 #include "harness/campaign/guided.h"
 #include "harness/run/runner.h"
 #include "ir/text.h"
-#include "tests/harness/cli_util.h"
-#include "tests/harness/test_cases.h"
+#include "tests/e2e/e2e.h"
+#include "tests/e2e/test_cases.h"
 
 using namespace vf;
 using vf::test::kCond; // batched predicate, examples on both branches
 
 namespace {
 
-const std::string kToy = VMAPFUZZ_SOURCE_DIR "/tests/harness/data/toy_cov.py";
+const std::string kToy = VMAPFUZZ_SOURCE_DIR "/tests/e2e/data/toy_cov.py";
 
 WorkerConfig config(const std::string &coverage) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
-  w.timeout = std::chrono::milliseconds(120000);
+  WorkerConfig w = vf::test::testWorker();
   w.coverage = coverage;
   return w;
 }
@@ -110,7 +108,7 @@ TEST(PyCoverage, DirectCondCaseReachesCondBatchRule) {
 // alike) has a reproduce line that replays the filed case.vf, and that line reproduces it.
 TEST(PyCoverage, CorpusCaseFindingReproducesFromItsFiledCase) {
   using vf::test::sh;
-  std::string d = vf::test::tempDir("vmapfuzz-pycov", "repro"), corpus = d + "/corpus";
+  std::string d = vf::test::tempDir("repro"), corpus = d + "/corpus";
   saveCorpusCase(corpus, parseCase(kCond));
   auto r = sh(vf::test::kBin + " fuzz --cases 1 --time 600 --seed 5 --fault cond-batched-pred-swapped --corpus-dir " +
               corpus + " --out " + d + " --reports " + d + "/reports");
@@ -134,7 +132,7 @@ TEST(PyCoverage, CorpusCaseFindingReproducesFromItsFiledCase) {
 
 TEST(PyCoverage, CoverageAndMergeCorpusCommands) {
   using vf::test::sh;
-  std::string d = vf::test::tempDir("vmapfuzz-pycov", "cmds"), corpus = d + "/corpus", merged = d + "/merged";
+  std::string d = vf::test::tempDir("cmds"), corpus = d + "/corpus", merged = d + "/merged";
   Case c = parseCase(kCond);
   saveCorpusCase(corpus, c);
   Case same = c; // the same program on other data: no new coverage, dropped by the merge

@@ -2,7 +2,7 @@
 // allocation, an error in its own serialisation), compile modes, devices and capabilities, through the CLI binary.
 #include <gtest/gtest.h>
 
-#include "tests/harness/cli_util.h"
+#include "tests/e2e/e2e.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -19,7 +19,7 @@ using vf::test::kBin;
 using vf::test::sh;
 using vf::test::Shell;
 using vf::test::slurp;
-std::string tempDir(const std::string &name) { return vf::test::tempDir("vmapfuzz-iso", name); }
+using vf::test::tempDir;
 
 
 

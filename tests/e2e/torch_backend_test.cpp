@@ -8,21 +8,20 @@
 #include "ir/text.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
-#include "tests/harness/test_cases.h"
+#include "tests/e2e/e2e.h"
+#include "tests/e2e/test_cases.h"
 
 using namespace vf;
 
 namespace {
 
 WorkerConfig config(std::vector<std::string> faults = {}) {
-  WorkerConfig w;
-  w.script = defaultWorkerScript();
+  WorkerConfig w = vf::test::testWorker();
   w.faults = std::move(faults);
-  w.timeout = std::chrono::milliseconds(120000);
   return w;
 }
 
-using vf::test::kCond; // tests/harness/test_cases.h
+using vf::test::kCond; // tests/e2e/test_cases.h
 
 bool branchesSplit(const Case &c) {
   // The test is only meaningful when the examples of the batch take different branches.
