@@ -53,10 +53,11 @@ struct Flow {
       Inputs res = all;
       for (const auto &y : yields) res.insert(y.begin(), y.end());
       for (const auto &r : s.results) deps[r.id] = res;
-      switch (constructOf(s).kind) {
+      const ConstructDef &def = constructOf(s);
+      switch (def.kind) {
       case ConstructKind::Cond:
       case ConstructKind::Switch:
-        roles.push_back({s.op, constructOf(s).selector, of(s.args, 0, 1), true});
+        roles.push_back({s.op, def.selector, of(s.args, 0, 1), true});
         roles.push_back({s.op, "operands", of(s.args, 1), false});
         break;
       case ConstructKind::WhileLoop:

@@ -114,17 +114,18 @@ std::vector<RootCause> groupByRootCause(const std::vector<FiledReport> &reports)
   std::map<std::string, size_t> index;
   for (const auto &r : reports) {
     std::string sig = r.meta.value("signature", "");
+    SignatureParts parts = parseSignature(sig);
     std::string key = rootCauseOf(sig);
     auto [it, fresh] = index.emplace(key, out.size());
     if (fresh) {
       RootCause g;
       g.key = key;
-      g.parts = parseSignature(sig);
+      g.parts = parts;
       out.push_back(g);
     }
     RootCause &g = out[it->second];
     g.reports.push_back(fs::path(r.dir).filename().string());
-    std::string system = parseSignature(sig).system;
+    const std::string &system = parts.system;
     if (std::find(g.systems.begin(), g.systems.end(), system) == g.systems.end()) g.systems.push_back(system);
     g.hits += r.meta.value("hits", int64_t{0});
     g.open |= r.meta.value("status", "open") == "open";
@@ -160,13 +161,18 @@ std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
   // Each report's nearest other root cause: a pair alike at 75% or more is worth a look (one
   // root cause filed twice?).
   std::vector<std::pair<std::string, std::string>> filed;
-  for (const auto &r : reports) filed.emplace_back(fs::path(r.dir).filename().string(), r.meta.value("signature", ""));
-  md << "| status | verdict | hits | title | folder | closest other report |\n| --- | --- | --- | --- | --- | --- |\n";
+  std::vector<std::string> causeOf; // each report's root cause, computed once
   for (const auto &r : reports) {
-    std::string sig = r.meta.value("signature", ""), closest;
+    filed.emplace_back(fs::path(r.dir).filename().string(), r.meta.value("signature", ""));
+    causeOf.push_back(rootCauseOf(filed.back().second));
+  }
+  md << "| status | verdict | hits | title | folder | closest other report |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto &r = reports[i];
+    std::string sig = filed[i].second, closest;
     std::vector<std::pair<std::string, std::string>> others;
-    for (const auto &f : filed)
-      if (rootCauseOf(f.second) != rootCauseOf(sig)) others.push_back(f);
+    for (size_t k = 0; k < filed.size(); ++k)
+      if (causeOf[k] != causeOf[i]) others.push_back(filed[k]);
     if (auto c = closestReports(sig, others, 1, 0.5); !c.empty())
       closest = "`" + c[0].report + "` (" + std::to_string(static_cast<int>(c[0].score * 100 + 0.5)) + "% alike" +
                 (c[0].score >= 0.75 ? ", worth a look" : "") + ")";
