@@ -4,6 +4,19 @@
 #include "ir/op_registry.h"
 
 namespace vf {
+
+/// Margins are recorded in float32 terms: a half-precision value is as close to its boundary
+/// as a float32 one that is `scale` times closer. float16 rounds at ~1e-3 and bfloat16 at ~8e-3
+/// relative (float32 at ~1e-7), and a batched kernel may round differently by a few units, so
+/// the ambiguity margin (1e-4 for float32) becomes 2e-2 for float16 and 1e-1 for bfloat16.
+double marginScale(at::ScalarType t) {
+  switch (t) {
+  case at::kHalf: return 1.0 / 200;
+  case at::kBFloat16: return 1.0 / 1000;
+  default: return 1.0;
+  }
+}
+
 namespace {
 
 using Args = std::vector<at::Tensor>;
@@ -72,19 +85,7 @@ std::string matmulType(const Types &a, const Attrs &, Type &out) {
 
 // ---- evaluation helpers ----------------------------------------------------------------------
 
-/// Margins are recorded in float32 terms: a half-precision value is as close to its boundary
-/// as a float32 one that is `scale` times closer. float16 rounds at ~1e-3 and bfloat16 at ~8e-3
-/// relative (float32 at ~1e-7), and a batched kernel may round differently by a few units, so
-/// the ambiguity margin (1e-4 for float32) becomes 2e-2 for float16 and 1e-1 for bfloat16.
-double marginScale(at::ScalarType t) {
-  switch (t) {
-  case at::kHalf: return 1.0 / 200;
-  case at::kBFloat16: return 1.0 / 1000;
-  default: return 1.0;
-  }
-}
-
-double marginScale(const at::Tensor &a, const at::Tensor &b) {
+double pairMarginScale(const at::Tensor &a, const at::Tensor &b) {
   return std::min(a.is_floating_point() ? marginScale(a.scalar_type()) : 1.0,
                   b.is_floating_point() ? marginScale(b.scalar_type()) : 1.0);
 }
@@ -96,7 +97,7 @@ void noteMargin(const at::Tensor &a, const at::Tensor &b, EvalCtx &ctx) {
   auto da = a.to(at::kDouble), db = b.to(at::kDouble);
   auto diff = (da - db).abs() / (da.abs() + db.abs() + 1.0);
   if (diff.numel() == 0) return;
-  double m = diff.min().item<double>() * marginScale(a, b);
+  double m = diff.min().item<double>() * std::min(pairMarginScale(a, b), ctx.precisionScale);
   if (!std::isnan(m)) ctx.minMargin = std::min(ctx.minMargin, m);
 }
 
@@ -104,7 +105,7 @@ void noteMargin(const at::Tensor &a, const at::Tensor &b, EvalCtx &ctx) {
 void noteKink(const at::Tensor &x, double at, EvalCtx &ctx) {
   if (!ctx.measureKinks || !x.is_floating_point() || x.numel() == 0) return;
   auto d = (x.detach().to(at::kDouble) - at).abs() / (std::abs(at) + 1.0);
-  double m = at::nan_to_num(d, 1.0).min().item<double>() * marginScale(x.scalar_type());
+  double m = at::nan_to_num(d, 1.0).min().item<double>() * std::min(marginScale(x.scalar_type()), ctx.precisionScale);
   ctx.minKink = std::min(ctx.minKink, m);
 }
 
@@ -128,7 +129,7 @@ void kinkAtTie(const Args &a, EvalCtx &ctx) {
   auto da = a[0].detach().to(at::kDouble), db = a[1].detach().to(at::kDouble);
   auto diff = (da - db).abs() / (da.abs() + db.abs() + 1.0);
   if (diff.numel() == 0) return;
-  double m = at::nan_to_num(diff, 1.0).min().item<double>() * marginScale(a[0], a[1]);
+  double m = at::nan_to_num(diff, 1.0).min().item<double>() * std::min(pairMarginScale(a[0], a[1]), ctx.precisionScale);
   ctx.minKink = std::min(ctx.minKink, m);
 }
 
@@ -231,7 +232,7 @@ void noteRounding(const at::Tensor &x, double offset, EvalCtx &ctx) {
   if (!ctx.measureMargins || x.numel() == 0) return;
   auto d = x.to(at::kDouble) + offset;
   auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
-  double m = at::nan_to_num(frac, 1.0).min().item<double>() * marginScale(x.scalar_type());
+  double m = at::nan_to_num(frac, 1.0).min().item<double>() * std::min(marginScale(x.scalar_type()), ctx.precisionScale);
   ctx.minMargin = std::min(ctx.minMargin, m);
 }
 
@@ -287,7 +288,7 @@ std::vector<OpDef> buildOps() {
         auto d = y.to(at::kDouble);
         auto k = at::clamp(at::round(d), lo + 1, hi);
         auto frac = (d - k).abs() / (d.abs() + 1.0);
-        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>() * marginScale(a[0].scalar_type()));
+        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>() * std::min(marginScale(a[0].scalar_type()), ctx.precisionScale));
       }
       return at::clamp(at::floor(y), lo, hi).to(at::kLong);
     };

@@ -8,6 +8,7 @@
 #include "ir/unbatch.h"
 #include "ir/constructs.h"
 #include "ir/op_registry.h"
+#include "ir/precision.h"
 #include "ir/scan_outputs.h"
 
 namespace vf {
@@ -16,7 +17,8 @@ namespace {
 
 class Interp {
 public:
-  Interp(bool f64, double &margin, double *kink = nullptr) : f64_(f64), margin_(margin), kink_(kink) {}
+  Interp(const Program &p, bool f64, double &margin, double *kink = nullptr)
+      : f64_(f64), margin_(margin), kink_(kink), precision_(valuePrecisions(p)) {}
 
   std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
     for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
@@ -31,6 +33,15 @@ private:
   double &margin_;
   double *kink_; ///< where to record kinks (the VJP's differentiability), or null
   std::unordered_map<ValueId, at::Tensor> env_;
+  std::unordered_map<ValueId, DType> precision_; ///< ir/precision.h: margins are judged in it
+
+  /// The margin scale of the least precise dtype `s`'s arguments were computed in.
+  double precisionScale(const Stmt &s) const {
+    std::optional<DType> p;
+    for (auto v : s.args)
+      if (auto it = precision_.find(v); it != precision_.end()) p = lessPrecise(p, it->second);
+    return p ? marginScale(toScalarType(*p)) : 1.0;
+  }
 
   std::vector<at::Tensor> args(const Stmt &s) {
     std::vector<at::Tensor> a;
@@ -45,6 +56,7 @@ private:
       const OpDef *op = findOp(s.op);
       EvalCtx ctx;
       ctx.measureKinks = kink_ != nullptr;
+      ctx.precisionScale = precisionScale(s);
       at::Tensor r = op->eval(a, s.attrs, ctx);
       margin_ = std::min(margin_, ctx.minMargin);
       if (kink_) *kink_ = std::min(*kink_, ctx.minKink);
@@ -112,7 +124,7 @@ std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tens
   if (float64)
     for (auto &t : ins)
       if (t.is_floating_point()) t = t.to(at::kDouble);
-  Interp in(float64, minMargin, minKink);
+  Interp in(p, float64, minMargin, minKink);
   return in.block(p.body, ins);
 }
 

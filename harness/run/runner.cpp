@@ -71,9 +71,16 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     r.workerSeconds += o.workerSeconds;
     r.workerRssKb = std::max(r.workerRssKb, o.workerRssKb);
   };
-  auto compare = [&r, &c, grad](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+  // Each output's tolerance follows the precision it was computed in (ir/precision.h).
+  auto tolerancesOf = [&c, grad](const std::vector<at::Tensor> &expected) {
+    if (!grad) return outputTolerances(c.program);
+    std::vector<Tolerance> t;
+    for (const auto &e : expected) t.push_back(gradientTolerance(e.scalar_type(), c.program));
+    return t;
+  };
+  auto compare = [&r, &c, grad, &tolerancesOf](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
     auto tc = std::chrono::steady_clock::now();
-    Comparison cmp = compareOutputs(a, b);
+    Comparison cmp = compareOutputs(a, b, tolerancesOf(a));
     if (grad && !cmp.equal) cmp.detail = gradientDetail(c, cmp.detail, a, b);
     r.compareSeconds += since(tc);
     return cmp;
@@ -113,6 +120,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   if (grad && !prep.vjp->error.empty())
     return finish(Verdict::Invalid, "the reference's autograd rejects the program: " + firstLine(prep.vjp->error));
   r.expected = expectedOf(prep);
+  r.tolerances = tolerancesOf(r.expected);
   // A comparison near its boundary only matters when the results differ: then rounding may
   // have flipped it, and the case is discarded rather than reported. In a gradient mode, so
   // does an op's argument next to a point where it has no derivative, or a reference gradient

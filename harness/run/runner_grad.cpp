@@ -33,9 +33,7 @@ std::string differingExamples(const Case &c, size_t i, const at::Tensor &e, cons
   auto at0 = std::find(levels.begin(), levels.end(), 0);
   if (at0 == levels.end()) return "; the outer vmap level does not batch this input: its gradient sums every example's";
   int64_t d = at0 - levels.begin();
-  auto tol = toleranceFor(e.scalar_type());
-  auto ed = e.detach().to(at::kDouble), ad = a.detach().to(at::kDouble);
-  auto close = (ed == ad) | (at::isnan(ed) & at::isnan(ad)) | (at::isfinite(ed) & ((ed - ad).abs() <= tol.atol + tol.rtol * ed.abs()));
+  auto close = closeElements(e, a, gradientTolerance(e.scalar_type(), c.program));
   auto bad = at::logical_not(close).movedim(d, 0).reshape({e.size(d), -1}).any(1);
   std::string list;
   int64_t n = 0;

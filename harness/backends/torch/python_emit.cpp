@@ -319,13 +319,18 @@ std::string pyFloat(double d) {
   return std::string(buf, e);
 }
 
-/// The comparator's tolerance table (oracles/compare.h) as a Python dict: dtype -> (rtol, atol).
-std::string pyToleranceDict() {
-  std::string d;
-  for (const auto &[type, tol] : toleranceTable())
-    d += (d.empty() ? "" : ", ") + std::string(torchDTypeName(fromScalarType(type))) + ": (" + pyFloat(tol.rtol) + ", " +
-         pyFloat(tol.atol) + ")";
-  return "{" + d + "}";
+/// The comparator's tolerances for what the repro compares (oracles/compare.h), as a Python
+/// list of (rtol, atol): one per output, or per gradient in a gradient mode.
+std::string pyTolerances(const Case &c, bool grad) {
+  std::vector<Tolerance> tols;
+  if (grad)
+    for (size_t i : gradInputs(c.program))
+      tols.push_back(gradientTolerance(toScalarType(c.program.body.params[i].type.dtype), c.program));
+  else
+    tols = outputTolerances(c.program);
+  std::string l;
+  for (const auto &t : tols) l += (l.empty() ? "(" : ", (") + pyFloat(t.rtol) + ", " + pyFloat(t.atol) + ")";
+  return "[" + l + "]";
 }
 
 std::string tensorLiteral(const at::Tensor &t) {
@@ -560,6 +565,10 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
     calls.push_back({inputBlock(opt.againInputs, "y", opt.againCotangents), "the second call (batch size " +
                                                           std::to_string(opt.again->spec.levels[0].size) + ")"});
   }
+  // The comparator's own tolerances: the repro judges the case as the campaign did.
+  os << "\n\n# (rtol, atol) per " << (grad ? "gradient" : "output")
+     << ": its dtype's, or the looser one of the least precise dtype it was computed through\n";
+  os << "TOLERANCES = " << pyTolerances(c, grad) << "\n";
   os << "\n\ndef check(args, what):\n";
   if (grad) {
     // Both sides with plain torch: the per-example loop under autograd, and the batched VJP.
@@ -577,8 +586,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << "    ok = len(actual) == len(expected)\n";
   os << "    if not ok:\n        print(f\"FAIL: {what} gave {len(actual)} outputs, expected {len(expected)}\")\n";
   os << "    for i, (a, e) in enumerate(zip(actual, expected)):\n";
-  // The comparator's own tolerances: the repro judges the case as the campaign did.
-  os << "        rtol, atol = " << pyToleranceDict() << ".get(e.dtype, (0, 0))\n";
+  os << "        rtol, atol = TOLERANCES[i]\n";
   os << "        try:\n";
   os << "            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)\n";
   os << "        except AssertionError as err:\n";
