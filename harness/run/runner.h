@@ -33,6 +33,8 @@ void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt);
 /// backward pass raises", or "" when the traceback does not say (python_grad.cpp runs each pass
 /// in a function of its own name).
 std::string gradientPassOf(const std::string &traceback);
+inline constexpr const char *kForwardPassRaises = "the forward pass raises";
+inline constexpr const char *kBackwardPassRaises = "the backward pass raises";
 
 /// A gradient comparison's detail with "output K" named as what it is, the gradient of input xN
 /// (the K-th floating input of `c`), and the examples of the outer vmap level whose gradient

@@ -61,7 +61,7 @@ std::string gradientPassOf(const std::string &traceback) {
   size_t fw = traceback.rfind("in _forward_pass"), bw = traceback.rfind("in _backward_pass");
   if (fw == std::string::npos && bw == std::string::npos) return "";
   bool backward = bw != std::string::npos && (fw == std::string::npos || bw > fw);
-  return backward ? "the backward pass raises" : "the forward pass raises";
+  return backward ? kBackwardPassRaises : kForwardPassRaises;
 }
 
 } // namespace vf
