@@ -5,9 +5,13 @@
 #   VMAPFUZZ_FUZZ_SECONDS   seconds per target (default 60)
 #   VMAPFUZZ_FUZZ_SANITIZE  1: build with AddressSanitizer + UndefinedBehaviorSanitizer (default 1)
 #   VMAPFUZZ_FUZZ_BUILD_DIR the build dir (default build-fuzz, or build-fuzz-asan when sanitized)
+#   VMAPFUZZ_FUZZ_SEED      libFuzzer's -seed (default 1: a gate runs the same inputs each time,
+#                           so it fails on a change, not on the luck of the draw; set another, or
+#                           0 for a random one, to explore)
 # Extra arguments go to both targets (libFuzzer flags, e.g. -jobs=2 -workers=2).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 SECONDS_EACH=${VMAPFUZZ_FUZZ_SECONDS:-60}
+FUZZ_SEED=${VMAPFUZZ_FUZZ_SEED:-1}
 SAN=${VMAPFUZZ_FUZZ_SANITIZE:-1}
 if [ "$SAN" = 1 ]; then SAN_CMAKE=ON; SUFFIX=-asan; else SAN_CMAKE=OFF; SUFFIX=; fi
 BUILD=${VMAPFUZZ_FUZZ_BUILD_DIR:-build-fuzz$SUFFIX}
@@ -26,7 +30,7 @@ run() {
   local target=$1; shift
   echo "== $target: $SECONDS_EACH s ==" >&2
   local rc=0
-  vf_in_env env "${SAN_ENV[@]}" "$BUILD/fuzz/$target" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
+  vf_in_env env "${SAN_ENV[@]}" "$BUILD/fuzz/$target" -max_total_time="$SECONDS_EACH" -seed="$FUZZ_SEED" -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" "$@" >"$work/$target.log" 2>&1 || rc=$?
   grep -E '^(#[0-9]+ +DONE|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|INFO: (seed corpus|Loaded))' "$work/$target.log" >&2 || true
   # A crash, leak, timeout or OOM fails the run. libFuzzer also writes slow-unit-* for inputs

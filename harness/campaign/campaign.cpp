@@ -335,7 +335,12 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
     });
   for (auto &t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+  // New findings' repro.py confirmations ran beside the campaign; wait for the last ones.
+  auto tSettle = std::chrono::steady_clock::now();
+  store.settle();
+  double settleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tSettle).count();
   CampaignStats s = loop.finish();
+  s.phases.file += settleSeconds;
   s.jobs = static_cast<int>(jobs.size());
   s.notGenerated = opt.notGenerated;
   return s;

@@ -189,8 +189,38 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   return record(c, r, reproduceLine, shrinkNote, s);
 }
 
+FindingStore::~FindingStore() {
+  try {
+    settle();
+  } catch (const std::exception &e) { // a destructor must not throw: say it, lose only the note
+    std::fprintf(stderr, "vmapfuzz: could not write a repro.py confirmation: %s\n", e.what());
+  }
+}
+
+void FindingStore::settle() { collect(true); }
+
+void FindingStore::collect(bool wait) {
+  for (auto it = confirming_.begin(); it != confirming_.end();) {
+    if (!wait && it->status.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      ++it;
+      continue;
+    }
+    auto &rec = seen_[it->signature];
+    rec.standalone = it->status.get();
+    std::ofstream(rec.dir + "/result.txt", std::ios::app) << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
+    nlohmann::json meta;
+    if (std::ifstream in(rec.dir + "/meta.json"); in) meta = nlohmann::json::parse(in, nullptr, false);
+    if (meta.is_object()) {
+      meta["standalone"] = rec.standalone;
+      writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
+    }
+    it = confirming_.erase(it);
+  }
+}
+
 FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
                                    const std::string &shrinkNote, const Signature &full) {
+  collect(false);
   std::string sig = full.key;
   // A signature filed under another name (an old one, or a merged folder's) counts there.
   if (auto a = aliases_.find(sig); a != aliases_.end()) sig = a->second;
@@ -260,8 +290,14 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   for (size_t i = 0; i < r.actual.size(); ++i) res << "  output " << i << ": " << describeTensor(r.actual[i]) << "\n";
   if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
   if (!opt_.confirmPython.empty()) {
-    rec.standalone = confirmStandalone(opt_.confirmPython, rec.dir);
-    res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
+    // At most two fresh pythons at a time (each imports torch: hundreds of MB): a campaign that
+    // files many findings at once waits for the oldest.
+    while (confirming_.size() >= 2) {
+      confirming_.front().status.wait();
+      collect(false);
+    }
+    rec.standalone = kConfirming;
+    confirming_.push_back({sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, rec.dir)});
   }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
   writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));

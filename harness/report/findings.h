@@ -3,8 +3,10 @@
 /// the emitted Python, a standalone repro.py, report.md (ready to paste as an issue), result.txt
 /// and meta.json. Signatures already filed there (by this or an earlier campaign) only get
 /// their hit count and last-seen updated. Every write is atomic.
+#include <future>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,8 @@ struct FindingRecord {
   int64_t hitsNow = 0;   ///< in this campaign
   bool isNew = false;    ///< filed by this campaign
   /// For a new finding: "confirmed" when its repro.py, run alone in a fresh python, fails as
-  /// reported; "not reproduced" when it passes there; "" when not checked.
+  /// reported; "not reproduced" when it passes there; "" when not checked; kConfirming while
+  /// the fresh python still runs (in the background: see FindingStore::settle).
   std::string standalone;
 };
 
@@ -30,6 +33,9 @@ struct StoreOptions {
   std::string corpusDir;         ///< where each new shrunk case is also copied ("" = nowhere)
   nlohmann::json environment;    ///< torch/python/device facts for report.md and meta.json
 };
+
+/// FindingRecord::standalone while the repro.py of a new finding still runs.
+inline constexpr const char *kConfirming = "being confirmed";
 
 class FindingStore {
 public:
@@ -52,7 +58,28 @@ public:
   size_t newCount() const;
   const std::map<std::string, FindingRecord> &all() const { return seen_; }
 
+  /// A new finding's repro.py runs in a fresh python in the background, so the campaign goes
+  /// on meanwhile (the fresh python's start-up and torch import cost seconds). Its result goes
+  /// into the finding's result.txt, meta.json and record here when it is collected: by every
+  /// record() of a later finding, and by settle(), which waits for all of them. Call settle()
+  /// before reading all() for a summary; the destructor settles too, so nothing is lost.
+  void settle();
+  /// Confirmations still running.
+  size_t confirming() const { return confirming_.size(); }
+
+  FindingStore(const FindingStore &) = delete;
+  FindingStore &operator=(const FindingStore &) = delete;
+  ~FindingStore();
+
 private:
+  /// Writes the result of finished confirmations (all of them when `wait`).
+  void collect(bool wait);
+
+  struct Confirmation {
+    std::string signature;
+    std::future<std::string> status;
+  };
+  std::vector<Confirmation> confirming_;
   std::string dir_;
   StoreOptions opt_;
   std::map<std::string, FindingRecord> seen_;

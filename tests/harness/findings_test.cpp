@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -174,4 +175,51 @@ TEST(FindingStore, WithoutPreloadsTheReproHasNoPreloadBlock) {
   std::string repro((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(repro.find("runpy"), std::string::npos);
   EXPECT_FALSE(fs::exists(rec.dir + "/preload"));
+}
+
+TEST(FindingStore, ConfirmsEachNewReproInTheBackgroundAndWritesTheResultWhenSettled) {
+  // A stand-in for python: it takes a moment, then exits as repro.py would while the bug is
+  // there (1). The campaign goes on meanwhile; settle() writes the result everywhere.
+  std::string dir = tempDir("confirm"), bin = tempDir("confirm-bin");
+  std::string fake = bin + "/python";
+  std::ofstream(fake) << "#!/bin/sh\nsleep 1\necho \"FAIL: ran $1\"\nexit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  StoreOptions opt;
+  opt.confirmPython = fake;
+  FindingRecord rec;
+  {
+    FindingStore store(dir, opt);
+    auto t0 = std::chrono::steady_clock::now();
+    rec = store.record(aCase(), aBatchedError(), "vmapfuzz gen --case-seed 1");
+    EXPECT_EQ(rec.standalone, kConfirming);
+    EXPECT_EQ(store.confirming(), 1u);
+    // record() did not wait for the fresh python.
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
+    EXPECT_EQ(readJson(rec.dir + "/meta.json")["standalone"], kConfirming);
+    store.settle();
+    EXPECT_EQ(store.confirming(), 0u);
+    EXPECT_EQ(store.all().at(rec.signature).standalone, "confirmed");
+  }
+  EXPECT_EQ(readJson(rec.dir + "/meta.json")["standalone"], "confirmed");
+  std::ifstream in(rec.dir + "/result.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(text.find("standalone repro.py (fresh python, only torch): confirmed"), std::string::npos) << text;
+  std::ifstream out(rec.dir + "/repro.out");
+  std::string said((std::istreambuf_iterator<char>(out)), {});
+  EXPECT_NE(said.find("FAIL: ran repro.py"), std::string::npos) << said;
+}
+
+TEST(FindingStore, AConfirmationStillRunningAtTheEndIsWrittenByTheDestructor) {
+  std::string dir = tempDir("confirm-dtor"), bin = tempDir("confirm-dtor-bin");
+  std::string fake = bin + "/python";
+  std::ofstream(fake) << "#!/bin/sh\nsleep 1\nexit 0\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  StoreOptions opt;
+  opt.confirmPython = fake;
+  std::string reportDir;
+  {
+    FindingStore store(dir, opt);
+    reportDir = store.record(aCase(), aBatchedError(), "vmapfuzz gen --case-seed 1").dir;
+  }
+  EXPECT_EQ(readJson(reportDir + "/meta.json")["standalone"], "not reproduced");
 }
