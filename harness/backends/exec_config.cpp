@@ -8,6 +8,7 @@ namespace vf {
 std::string ExecConfig::modeName() const {
   if (direct()) return "direct";
   if (!compiled()) return "eager";
+  if (precompile) return "precompile-" + compiler;
   std::string n = "compile-" + compiler;
   if (dynamic) n += *dynamic ? "-dynamic" : "-static";
   return n;
@@ -18,6 +19,7 @@ nlohmann::json ExecConfig::toJson() const {
   if (compiled()) j["compile"] = compiler;
   if (dynamic) j["dynamic"] = *dynamic;
   j["api"] = direct() ? "direct" : "public";
+  if (precompile) j["precompile"] = true;
   return j;
 }
 
@@ -39,6 +41,7 @@ const std::vector<std::string> &knownModes() {
     std::vector<std::string> m = {"direct", "eager"};
     for (const char *c : {"eager", "aot_eager", "inductor"})
       for (const char *s : {"", "-dynamic", "-static"}) m.push_back(std::string("compile-") + c + s);
+    for (const char *c : {"eager", "aot_eager", "inductor"}) m.push_back(std::string("precompile-") + c);
     return m;
   }();
   return modes;
@@ -51,6 +54,11 @@ std::optional<ExecConfig> parseMode(const std::string &name) {
     if (name == "eager") return e;
     if (name == "direct") {
       e.api = Api::Direct;
+      return e;
+    }
+    if (name.rfind("precompile-", 0) == 0) {
+      e.precompile = true;
+      e.compiler = name.substr(11);
       return e;
     }
     std::string rest = name.substr(8); // after "compile-"

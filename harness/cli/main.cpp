@@ -652,7 +652,7 @@ int cmdMergeCorpus(int argc, char **argv) {
 int cmdCaps(int argc, char **argv) {
   Flags f = Flags::parse(argc, argv, 2, with({}));
   if (!f.positional.empty()) throw UsageError("caps takes no positional arguments");
-  auto systems = startSystems(f, std::cerr, 1, "eager,compile-eager,compile-aot_eager,compile-inductor", "cpu,cuda");
+  auto systems = startSystems(f, std::cerr, 1, "eager,compile-eager,compile-aot_eager,compile-inductor,precompile-aot_eager", "cpu,cuda");
   if (systems->empty()) return kClean;
   const auto &env = systems->environment();
   std::cout << "batching rules in torch " << env.value("torch", "?") << " (python " << env.value("python", "?")

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "generators/data.h"
+#include "harness/backends/exec_config.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
 
@@ -96,6 +97,8 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     r.referenceSeconds += againPrep.seconds;
     if (!againPrep.reference.error.empty()) again.reset();
   }
+  // A precompile mode's results come from a fresh process that loaded the saved artifact.
+  const std::string loaded = execOfSystem(backend_.name()).precompile ? "after save/load: " : "";
   Outcome b = again ? backend_.runTwice(c, inputs, *again, againPrep.inputs) : backend_.run(c, inputs, RunMode::Batched);
   account(b);
   r.errorType = b.errorType;
@@ -120,7 +123,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
                           std::to_string(c.spec.levels[0].size) + "), the compiled function ";
       if (againPrep.reference.minMargin < kAmbiguityMargin)
         return finish(Verdict::Ambiguous, where + "differs near a decision boundary: " + cmp2.detail);
-      return finish(Verdict::Mismatch, where + "returns a wrong result: " + cmp2.detail);
+      return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
     }
     if (cmp.equal) return finish(Verdict::Pass, "");
     if (nearBoundary)
@@ -135,7 +138,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
       return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
     Comparison self = compare(ref.outputs, u.outputs);
     if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
-    return finish(Verdict::Mismatch, cmp.detail);
+    return finish(Verdict::Mismatch, loaded + cmp.detail);
   }
   // The batched run raised: a bug only if every example runs alone (in the same mode).
   const Case &failed = again && b.failedCall == 1 ? *again : c;
@@ -150,8 +153,9 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
   if (u.status == Outcome::Status::Error)
     return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
-  if (saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
-  std::string prefix = r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
+  if (!b.afterSaveLoad && saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
+  std::string prefix = b.afterSaveLoad ? "after save/load: " : "";
+  prefix += r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
   return finish(Verdict::BatchedError, prefix + b.errorType + ": " + firstLine(b.errorMessage));
 }
 
