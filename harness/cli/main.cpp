@@ -95,7 +95,7 @@ commands:
 
 common flags:
   --python PATH      python with torch for the worker (default: python3)
-  --timeout-ms N     per-run deadline for the worker (default: 60000)
+  --timeout-ms N     per-run deadline for the worker (default: 60000; 600000 with a precompile mode)
   --memory-mb N      the worker's memory limit (RLIMIT_DATA; default 8192, 0: none)
   --mode LIST        execution modes, comma-separated: direct (the control-flow ops called
                      themselves under vmap: the batching rules without dynamo), eager (the
@@ -259,7 +259,10 @@ std::unique_ptr<vf::Systems> startSystems(const Flags &f, std::ostream &log, int
   } catch (const std::invalid_argument &e) {
     throw UsageError(std::string("--mode: ") + e.what());
   }
-  sc.devices.clear();
+  // A precompile run compiles twice and starts a fresh python3 (a first inductor compile alone
+  // took 30 s on a busy machine here): 60 s would call slow runs hangs.
+  if (!f.has("timeout-ms") && std::any_of(sc.modes.begin(), sc.modes.end(), [](const auto &m) { return m.precompile; }))
+    sc.worker.timeout = std::chrono::milliseconds(600000);
   std::stringstream ds(f.str("device", defaultDevices));
   for (std::string d; std::getline(ds, d, ',');) {
     if (d != "cpu" && d != "cuda") throw UsageError("--device: unknown device '" + d + "' (known: cpu, cuda)");
