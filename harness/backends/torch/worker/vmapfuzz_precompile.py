@@ -81,7 +81,8 @@ def run_batched(torch, source, args_per_call, ex, preloads, worker_dir):
                                      "traceback": traceback.format_exc()[-4000:], "call": k}) from None
         with open(os.path.join(folder, "case.pkl"), "wb") as f:
             pickle.dump({"source": source, "args": [[a.cpu() for a in args] for args in args_per_call],
-                         "device": ex.get("device", "cpu"), "preloads": preloads}, f)
+                         "device": ex.get("device", "cpu"),
+                         "preloads": [os.path.abspath(p) for p in preloads]}, f)
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), folder], cwd=worker_dir,
                               stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr)
         result = os.path.join(folder, "result.pkl")
