@@ -160,6 +160,7 @@ def main():
     parser = argparse.ArgumentParser(description="vmapfuzz's torch worker (spoken to over stdin/stdout)")
     parser.add_argument("--preload", action="append", default=[], help="a python file to run at start-up")
     args = parser.parse_args()
+    preload_paths = args.preload  # `args` is reused below for each call's tensors
     # Keep the real stdout for frames; send every print (ours, torch's, the program's) to stderr.
     proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
@@ -296,7 +297,7 @@ def main():
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
             fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
             if ex.get("precompile") and req["mode"] == "batched":
-                fn = _precompiled(torch, req["source"], inputs, calls, ex, args.preload)
+                fn = _precompiled(torch, req["source"], inputs, calls, ex, preload_paths)
             elif ex.get("compile"):
                 fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
             metas_out, counts, at = [], [], 0
