@@ -538,7 +538,7 @@ std::string precompileBlock(const std::vector<std::pair<std::string, std::string
      << "            except Exception as e:\n"
      << "                print(f\"FAIL: saving the compiled function raised {type(e).__name__}: {e}\")\n"
      << "                raise SystemExit(1)\n"
-     << "        print(\"saved; loading it in a fresh process\")\n"
+     << "        print(\"saved; loading it in a fresh process\", flush=True)\n"
      << "        _rc = _subprocess.run([_sys.executable, _os.path.abspath(__file__), \"--load\", _dir]).returncode\n"
      << "    finally:\n"
      << "        _shutil.rmtree(_dir, ignore_errors=True)\n"
