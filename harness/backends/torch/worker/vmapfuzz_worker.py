@@ -329,7 +329,11 @@ def main():
                 reply.update(status="error", tensors=[], recycle=False,
                              error=dict(e.info, oom=False, stage="program", after="save/load"))
             else:
-                reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e),
+                # A failed ahead-of-time compile can leave functorch's vmap levels behind in this
+                # process (later cases then fail with "Unsupported functorch tracing attempt"):
+                # a precompile mode's failed batched run replaces the process.
+                leaks = bool(ex.get("precompile")) and req["mode"] == "batched"
+                reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e) or leaks,
                              error={"type": type(e).__module__ + "." + type(e).__qualname__
                                     if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
                                     "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:],
