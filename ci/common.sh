@@ -1,7 +1,8 @@
 # Shared by ci/*.sh: chooses where vmapfuzz builds and runs, and builds it.
 #
 # Path 1 (your own PyTorch): python3 on PATH has torch >= 2.5 and CMake, a C++20 compiler,
-#   GoogleTest, RapidCheck and nlohmann-json are installed. Nothing else is set up.
+#   GoogleTest, RapidCheck, CLI11 and nlohmann-json are installed (RapidCheck and CLI11 may be
+#   source trees instead: VMAPFUZZ_CMAKE_ARGS, see README). Nothing else is set up.
 # Path 2 (the embedded default): a Debian sid root with torch 2.14 made by ci/sid-root.sh.
 # VMAPFUZZ_ENV=host or VMAPFUZZ_ENV=sid forces one.
 set -euo pipefail

@@ -2,8 +2,8 @@
 # One script for a CUDA (or ROCm) machine with the user's own PyTorch: builds against it, runs
 # the tests, probes the capabilities on cuda, and runs a short campaign on cuda in eager and
 # inductor modes. Needs python3 with torch >= 2.5 (with CUDA/ROCm), CMake, ninja, a C++20
-# compiler, nlohmann-json and RapidCheck: installed, or a source tree of it named with
-# VMAPFUZZ_CMAKE_ARGS=-DVMAPFUZZ_RAPIDCHECK_SOURCE=DIR. Without GoogleTest the tests are
+# compiler, nlohmann-json, RapidCheck and CLI11: installed, or source trees of them named with
+# VMAPFUZZ_CMAKE_ARGS="-DVMAPFUZZ_RAPIDCHECK_SOURCE=DIR -DVMAPFUZZ_CLI11_SOURCE=DIR". Without GoogleTest the tests are
 # skipped (-DVMAPFUZZ_TESTS=OFF) and the rest runs. Output goes to gpu-check/.
 #   ci/gpu-check.sh [SECONDS]    (default 120 s of fuzzing)
 set -uo pipefail

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds the vmapfuzz binary where neither GoogleTest nor RapidCheck is installed as a package,
+# Builds the vmapfuzz binary where neither GoogleTest, RapidCheck nor CLI11 is installed as a package,
 # as on a GPU machine with only a wheel of torch (issue 19, part 3), and runs `vmapfuzz caps`.
 #
 # The environment is an overlay of the sid root (ci/sid-root.sh; the root itself is not
-# changed) with libgtest-dev, libgmock-dev and librapidcheck-dev purged. RapidCheck's source
-# comes from Debian's source package (`apt-get source rapidcheck`, the registry the root already
-# uses), unpacked to /usr/src/rapidcheck in the overlay. The build is what ci/gpu-check.sh does:
-# ci/common.sh's vf_tests_flag finds no GoogleTest and picks -DVMAPFUZZ_TESTS=OFF, and
-# -DVMAPFUZZ_RAPIDCHECK_SOURCE=/usr/src/rapidcheck builds RapidCheck with vmapfuzz.
+# changed) with libgtest-dev, libgmock-dev, librapidcheck-dev and libcli11-dev purged. The
+# sources of RapidCheck and CLI11 come from Debian's source packages (`apt-get source rapidcheck`,
+# `apt-get source cli11`, the registry the root already uses), unpacked to /usr/src/rapidcheck and
+# /usr/src/cli11 in the overlay. The build is what ci/gpu-check.sh does: ci/common.sh's
+# vf_tests_flag finds no GoogleTest and picks -DVMAPFUZZ_TESTS=OFF,
+# -DVMAPFUZZ_RAPIDCHECK_SOURCE=/usr/src/rapidcheck builds RapidCheck with vmapfuzz and
+# -DVMAPFUZZ_CLI11_SOURCE=/usr/src/cli11 takes CLI11's headers from its source.
 #
 #   ci/no-test-packages-build.sh     (as root; prints how long each step took)
 #
@@ -30,41 +32,47 @@ rm -rf "$PROJECT/build-notest"
 INNER='
 set -euo pipefail
 t0=$(date +%s)
-purge=$( { dpkg-query -W -f "\${Package} \${Status}\n" libgtest-dev libgmock-dev googletest librapidcheck-dev \
+purge=$( { dpkg-query -W -f "\${Package} \${Status}\n" libgtest-dev libgmock-dev googletest librapidcheck-dev libcli11-dev \
           2>/dev/null || true; } | awk "/ installed\$/ {print \$1}")
 [ -z "$purge" ] || dpkg --purge --force-depends $purge >/dev/null
-for gone in /usr/include/gtest /usr/include/gmock /usr/include/rapidcheck.h; do
+for gone in /usr/include/gtest /usr/include/gmock /usr/include/rapidcheck.h /usr/include/CLI; do
   [ ! -e "$gone" ] || { echo "no-test-packages-build: $gone is still there" >&2; exit 3; }
 done
-if [ ! -f /usr/src/rapidcheck/include/rapidcheck.h ]; then
-  uri=$(awk "/^deb / {print \$2; exit}" /etc/apt/sources.list)
-  echo "deb-src $uri sid main" >/etc/apt/sources.list.d/vmapfuzz-deb-src.list
-  apt-get -o Acquire::Check-Valid-Until=false update -qq
-  mkdir -p /usr/src/rapidcheck.dl && cd /usr/src/rapidcheck.dl
+# source PKG: the upstream tree of Debian source package PKG in /usr/src/PKG (kept for next time).
+source_of() {
+  [ ! -f "/usr/src/$1/CMakeLists.txt" ] || return 0
+  if [ ! -f /etc/apt/sources.list.d/vmapfuzz-deb-src.list ]; then
+    uri=$(awk "/^deb / {print \$2; exit}" /etc/apt/sources.list)
+    echo "deb-src $uri sid main" >/etc/apt/sources.list.d/vmapfuzz-deb-src.list
+    apt-get -o Acquire::Check-Valid-Until=false update -qq
+  fi
+  rm -rf "/usr/src/$1.dl" && mkdir -p "/usr/src/$1.dl" && cd "/usr/src/$1.dl"
   # Only the upstream tarball is needed (apt checks its hash against the Sources index); a
   # registry that lacks the .dsc or the debian/ part still serves it.
-  apt-get -o APT::Sandbox::User=root source --download-only -qq rapidcheck >/dev/null 2>&1 || true
-  ls rapidcheck_*.orig.tar.* >/dev/null 2>&1 || { echo "no-test-packages-build: apt-get source rapidcheck fetched no tarball" >&2; exit 3; }
+  apt-get -o APT::Sandbox::User=root source --download-only -qq "$1" >/dev/null 2>&1 || true
+  ls "$1"_*.orig.tar.* >/dev/null 2>&1 || { echo "no-test-packages-build: apt-get source $1 fetched no tarball" >&2; exit 3; }
   # python unpacks it: the root has no xz. The tree is at the top of the tarball or one level down.
   rm -rf unpacked && python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(\"unpacked\", filter=\"data\")" \
-    rapidcheck_*.orig.tar.*
+    "$1"_*.orig.tar.*
   top=unpacked; [ -f unpacked/CMakeLists.txt ] || top=$(dirname unpacked/*/CMakeLists.txt)
-  mv "$top" /usr/src/rapidcheck
+  mv "$top" "/usr/src/$1"
   cd "$PROJECT"
-fi
+}
+source_of rapidcheck
+source_of cli11
 t1=$(date +%s)
 source ci/common.sh 2>/dev/null
 tests_flag=$(vf_tests_flag)
 [ "$tests_flag" = "-DVMAPFUZZ_TESTS=OFF" ] || { echo "no-test-packages-build: CMake still finds GoogleTest" >&2; exit 3; }
 mkdir -p build-notest
 VMAPFUZZ_BUILD_DIR=build-notest VMAPFUZZ_JOBS=${VMAPFUZZ_JOBS:-2} \
-  VMAPFUZZ_CMAKE_ARGS="$tests_flag -DVMAPFUZZ_RAPIDCHECK_SOURCE=/usr/src/rapidcheck" vf_build >build-notest/build.log 2>&1 \
+  VMAPFUZZ_CMAKE_ARGS="$tests_flag -DVMAPFUZZ_RAPIDCHECK_SOURCE=/usr/src/rapidcheck -DVMAPFUZZ_CLI11_SOURCE=/usr/src/cli11" vf_build >build-notest/build.log 2>&1 \
   || { tail -n 30 build-notest/build.log; exit 1; }
 t2=$(date +%s)
 [ ! -e build-notest/tests ] || { echo "no-test-packages-build: tests were configured" >&2; exit 1; }
 build-notest/vmapfuzz caps
 t3=$(date +%s)
-echo "no-test-packages-build: ok: purge and RapidCheck source $((t1 - t0)) s, configure and build (-j ${VMAPFUZZ_JOBS:-2}) $((t2 - t1)) s, caps $((t3 - t2)) s"
+echo "no-test-packages-build: ok: purge and the RapidCheck and CLI11 sources $((t1 - t0)) s, configure and build (-j ${VMAPFUZZ_JOBS:-2}) $((t2 - t1)) s, caps $((t3 - t2)) s"
 '
 
 unshare --mount --propagation private -- /bin/bash -c '

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes (idempotently) and enters a Debian sid root that holds the toolchain vmapfuzz needs:
-# torch 2.14 for C++ and Python, GoogleTest, RapidCheck, clang with libFuzzer, CMake, ninja and
-# nlohmann-json. Debian 12's own torch (1.13) has no control-flow higher-order ops.
+# torch 2.14 for C++ and Python, GoogleTest, RapidCheck, CLI11, clang with libFuzzer, CMake, ninja
+# and nlohmann-json. Debian 12's own torch (1.13) has no control-flow higher-order ops.
 #
 #   ci/sid-root.sh ensure            make the root (or reuse it) and check it
 #   ci/sid-root.sh run CMD [ARG...]  run CMD inside the root, in the project directory
@@ -13,10 +13,12 @@ set -euo pipefail
 
 ROOT=${VMAPFUZZ_SID_ROOT:-/var/cache/vmapfuzz/sid-root}
 PROJECT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-STAMP="$ROOT/.vmapfuzz-ready-v1"
+# The stamp names the package list's version: bump it when PACKAGES grows, and `ensure` installs
+# what an existing root lacks (apt-get install of the whole list; no new bootstrap).
+STAMP="$ROOT/.vmapfuzz-ready-v2"
 APT_OPTS=(-o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false -o Dpkg::Use-Pty=0)
 PACKAGES=(python3 python3-torch libtorch-dev g++ clang libclang-rt-dev cmake ninja-build
-          libgtest-dev libgmock-dev librapidcheck-dev nlohmann-json3-dev ca-certificates)
+          libgtest-dev libgmock-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev ca-certificates)
 
 die() { echo "sid-root: error: $*" >&2; exit 3; }
 say() { echo "sid-root: $*" >&2; }

@@ -2,6 +2,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include "ir/differentiable.h"
+
 namespace vf {
 
 std::vector<at::Tensor> makeInputs(const Case &c) {
@@ -23,6 +25,16 @@ std::vector<at::Tensor> makeInputs(const Case &c) {
     if (l.kind == Layout::Kind::Expanded && l.dim < x.dim() && x.size(l.dim) > 0)
       x = x.narrow(l.dim, 0, 1).expand(x.sizes()).contiguous();
     out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<at::Tensor> makeCotangents(const Case &c, const std::vector<at::Tensor> &outputs) {
+  std::vector<at::Tensor> out;
+  for (size_t j : gradOutputs(c.program)) {
+    const at::Tensor &o = outputs.at(j);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>((c.spec.data_seed ^ 0x9e3779b97f4a7c15ULL) * 1000003ULL + j);
+    out.push_back(at::randn(o.sizes(), gen, at::TensorOptions().dtype(at::kDouble)).to(o.scalar_type()));
   }
   return out;
 }

@@ -15,4 +15,11 @@ namespace vf {
 /// expanded layout shows in the values (they repeat along its dim).
 std::vector<at::Tensor> makeInputs(const Case &c);
 
+/// The cotangents of a gradient mode's vector-Jacobian product: one per floating output
+/// (gradOutputs in ir/differentiable.h), standard normal, in the shape and dtype of that
+/// physical output (`outputs`: the reference's batched outputs), drawn from the case's data
+/// seed on a stream of their own (the inputs' draws are unchanged). Random, not ones: a
+/// per-example mix-up cannot cancel out in a sum.
+std::vector<at::Tensor> makeCotangents(const Case &c, const std::vector<at::Tensor> &outputs);
+
 } // namespace vf

@@ -1,5 +1,7 @@
 #include "ir/constructs.h"
 
+#include <stdexcept>
+
 namespace vf {
 
 namespace {
@@ -26,23 +28,14 @@ int64_t ncarry(const Stmt &s) {
   return a && std::holds_alternative<int64_t>(*a) ? std::get<int64_t>(*a) : -1;
 }
 
-} // namespace
+std::string noAttrs(const Stmt &s) { return s.attrs.items.empty() ? "" : s.op + " takes no attributes"; }
 
-const std::vector<std::string> &constructNames() {
-  static const std::vector<std::string> n = {"cond", "switch", "while_loop", "scan"};
-  return n;
-}
+// ---- cond ---------------------------------------------------------------------------------
 
-bool isConstruct(const std::string &op) {
-  for (const auto &n : constructNames())
-    if (n == op) return true;
-  return false;
-}
+std::string condRegion(size_t i) { return i == 0 ? "then-branch" : "else-branch"; }
 
-std::string constructParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
-  params.clear();
-  auto noAttrs = [&]() -> std::string { return s.attrs.items.empty() ? "" : s.op + " takes no attributes"; };
-  if (s.op == "cond" && s.attrs.find("pred")) {
+std::string condParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  if (s.attrs.find("pred")) {
     // A Python bool predicate: no predicate tensor, every argument is an operand.
     if (!std::holds_alternative<bool>(*s.attrs.find("pred")) || s.attrs.items.size() != 1)
       return "cond takes only {pred=true|false} as attributes";
@@ -50,81 +43,193 @@ std::string constructParams(const Stmt &s, const std::vector<Type> &args, std::v
     params.assign(2, args);
     return "";
   }
-  if (s.op == "cond" || s.op == "switch") {
-    if (auto e = noAttrs(); !e.empty()) return e;
-    bool isCond = s.op == "cond";
-    if (args.empty()) return s.op + " needs " + (isCond ? "a predicate" : "an index");
-    if (isCond && (args[0].dtype != DType::b8 || !oneElement(args[0])))
-      return "cond predicate must be a one-element bool tensor, got " + typeToString(args[0]);
-    if (!isCond && (!isIntegral(args[0].dtype) || !oneElement(args[0])))
-      return "switch index must be a one-element integer tensor, got " + typeToString(args[0]);
-    if (isCond && s.regions.size() != 2) return "cond needs exactly 2 regions (then, else)";
-    if (!isCond && s.regions.empty()) return "switch needs at least one branch";
-    params.assign(s.regions.size(), std::vector<Type>(args.begin() + 1, args.end()));
-    return "";
+  if (auto e = noAttrs(s); !e.empty()) return e;
+  if (args.empty()) return "cond needs a predicate";
+  if (args[0].dtype != DType::b8 || !oneElement(args[0]))
+    return "cond predicate must be a one-element bool tensor, got " + typeToString(args[0]);
+  if (s.regions.size() != 2) return "cond needs exactly 2 regions (then, else)";
+  params.assign(2, std::vector<Type>(args.begin() + 1, args.end()));
+  return "";
+}
+
+/// cond and switch: every branch yields the same, at least one value.
+std::string branchResults(const Stmt &s, const std::vector<Type> &, const std::vector<std::vector<Type>> &yields,
+                          std::vector<Type> &results) {
+  if (auto e = sameYields(yields, "branch"); !e.empty()) return e;
+  results = yields[0];
+  if (results.empty()) return s.op + " branches must yield at least one value";
+  return "";
+}
+
+// ---- switch -------------------------------------------------------------------------------
+
+std::string switchRegion(size_t i) { return "branch " + std::to_string(i); }
+
+std::string switchParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  if (auto e = noAttrs(s); !e.empty()) return e;
+  if (args.empty()) return "switch needs an index";
+  if (!isIntegral(args[0].dtype) || !oneElement(args[0]))
+    return "switch index must be a one-element integer tensor, got " + typeToString(args[0]);
+  if (s.regions.empty()) return "switch needs at least one branch";
+  params.assign(s.regions.size(), std::vector<Type>(args.begin() + 1, args.end()));
+  return "";
+}
+
+// ---- while_loop ---------------------------------------------------------------------------
+
+std::string whileRegion(size_t i) { return i == 0 ? "cond_fn" : "body_fn"; }
+
+std::string whileParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  if (auto e = noAttrs(s); !e.empty()) return e;
+  if (args.empty()) return "while_loop needs at least one carried value";
+  if (s.regions.size() != 2) return "while_loop needs exactly 2 regions (cond_fn, body_fn)";
+  params.assign(2, args);
+  return "";
+}
+
+std::string whileResults(const Stmt &, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
+                         std::vector<Type> &results) {
+  if (yields[0].size() != 1 || yields[0][0].dtype != DType::b8 || !oneElement(yields[0][0]))
+    return "while_loop cond_fn must yield one one-element bool, got " + typesText(yields[0]);
+  if (yields[1] != args) return "while_loop body_fn yields " + typesText(yields[1]) + " but the carries are " + typesText(args);
+  results = args;
+  return "";
+}
+
+// ---- scan ---------------------------------------------------------------------------------
+
+std::string scanRegion(size_t) { return "combine_fn"; }
+
+std::string scanParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  int64_t k = ncarry(s);
+  const Attr *rev = s.attrs.find("reverse");
+  if (k < 1 || !rev || !std::holds_alternative<bool>(*rev) || s.attrs.items.size() != 2)
+    return "scan needs attributes {ncarry=K (>= 1), reverse=true|false}";
+  if (static_cast<int64_t>(args.size()) <= k) return "scan needs " + std::to_string(k) + " carries and at least one xs";
+  if (s.regions.size() != 1) return "scan needs exactly 1 region (combine_fn)";
+  std::vector<Type> p(args.begin(), args.begin() + k);
+  int64_t len = -1;
+  for (size_t i = k; i < args.size(); ++i) {
+    if (args[i].rank() == 0) return "scan xs must have a dim to scan over, got " + typeToString(args[i]);
+    if (len >= 0 && args[i].shape[0] != len)
+      return "scan xs have different lengths: " + std::to_string(len) + " and " + std::to_string(args[i].shape[0]);
+    len = args[i].shape[0];
+    Type slice = args[i];
+    slice.shape.erase(slice.shape.begin());
+    p.push_back(slice);
   }
-  if (s.op == "while_loop") {
-    if (auto e = noAttrs(); !e.empty()) return e;
-    if (args.empty()) return "while_loop needs at least one carried value";
-    if (s.regions.size() != 2) return "while_loop needs exactly 2 regions (cond_fn, body_fn)";
-    params.assign(2, args);
-    return "";
+  params.push_back(p);
+  return "";
+}
+
+std::string scanResults(const Stmt &s, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
+                        std::vector<Type> &results) {
+  size_t k = static_cast<size_t>(ncarry(s));
+  std::vector<Type> carries(args.begin(), args.begin() + k);
+  if (yields[0].size() < k || std::vector<Type>(yields[0].begin(), yields[0].begin() + k) != carries)
+    return "scan combine_fn must yield the carries " + typesText(carries) + " first, got " + typesText(yields[0]);
+  results = carries;
+  for (size_t i = k; i < yields[0].size(); ++i) {
+    Type y = yields[0][i];
+    y.shape.insert(y.shape.begin(), args[k].shape[0]);
+    results.push_back(y);
   }
-  if (s.op == "scan") {
-    int64_t k = ncarry(s);
-    const Attr *rev = s.attrs.find("reverse");
-    if (k < 1 || !rev || !std::holds_alternative<bool>(*rev) || s.attrs.items.size() != 2)
-      return "scan needs attributes {ncarry=K (>= 1), reverse=true|false}";
-    if (static_cast<int64_t>(args.size()) <= k) return "scan needs " + std::to_string(k) + " carries and at least one xs";
-    if (s.regions.size() != 1) return "scan needs exactly 1 region (combine_fn)";
-    std::vector<Type> p(args.begin(), args.begin() + k);
-    int64_t len = -1;
-    for (size_t i = k; i < args.size(); ++i) {
-      if (args[i].rank() == 0) return "scan xs must have a dim to scan over, got " + typeToString(args[i]);
-      if (len >= 0 && args[i].shape[0] != len)
-        return "scan xs have different lengths: " + std::to_string(len) + " and " + std::to_string(args[i].shape[0]);
-      len = args[i].shape[0];
-      Type slice = args[i];
-      slice.shape.erase(slice.shape.begin());
-      p.push_back(slice);
-    }
-    params.push_back(p);
-    return "";
-  }
-  return "unknown construct '" + s.op + "'";
+  return "";
+}
+
+// ---- direct mode's helpers (Python) --------------------------------------------------------
+// Each does what the public wrapper does before it calls the op (the eager short-cut for a
+// Python-bool predicate, the index clamp, reverse as flips), then calls the op itself.
+
+const char *kCondHelper =
+    "def _cond(pred, true_fn, false_fn, operands):\n"
+    "    \"\"\"torch.cond without dynamo: a Python bool runs its branch eagerly (as torch.cond does).\"\"\"\n"
+    "    if isinstance(pred, bool):\n"
+    "        return (true_fn if pred else false_fn)(*operands)\n"
+    "    return cond_op(pred, true_fn, false_fn, tuple(operands))\n";
+
+const char *kSwitchHelper =
+    "def _switch(index, branches, operands):\n"
+    "    \"\"\"switch without dynamo: the index is clamped into range, as switch() does.\"\"\"\n"
+    "    if len(branches) == 1:\n"
+    "        return branches[0](*operands)\n"
+    "    return switch_op(index.clamp(0, len(branches) - 1), tuple(branches), tuple(operands))\n";
+
+const char *kWhileHelper =
+    "def _while_loop(cond_fn, body_fn, carries, additional_inputs):\n"
+    "    \"\"\"torch.while_loop without dynamo: cond_fn and body_fn take (*carries, *additional_inputs).\"\"\"\n"
+    "    return while_loop_op(cond_fn, body_fn, tuple(carries), tuple(additional_inputs))\n";
+
+const char *kScanHelper =
+    "def _scan(combine_fn, init, xs, additional_inputs, reverse):\n"
+    "    \"\"\"scan without dynamo: scan_op always runs forward over dim 0, so reverse flips the xs\n"
+    "    before and the ys after, as scan() does. Returns (*final_carries, *stacked_ys).\"\"\"\n"
+    "    if not init:\n"
+    "        raise RuntimeError(\"scan() operator requires init leaves.\")\n"
+    "    if reverse:\n"
+    "        xs = [x.flip([0]) for x in xs]\n"
+    "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs))\n"
+    "    carries, ys = tuple(out[:len(init)]), tuple(out[len(init):])\n"
+    "    if reverse:\n"
+    "        ys = tuple(y.flip([0]) for y in ys)\n"
+    "    return carries + ys\n";
+
+} // namespace
+
+const std::vector<ConstructDef> &constructRegistry() {
+  static const std::vector<ConstructDef> r = {
+      {ConstructKind::Cond, "cond", "cond", "predicate", "pred", condRegion, condParams, branchResults, "",
+       "from torch._higher_order_ops.cond import cond_op", kCondHelper},
+      {ConstructKind::Switch, "switch", "switch", "index", "switch-index", switchRegion, switchParams, branchResults,
+       "from torch._higher_order_ops.switch import switch", "from torch._higher_order_ops.switch import switch_op",
+       kSwitchHelper},
+      {ConstructKind::WhileLoop, "while_loop", "while", "", "", whileRegion, whileParams, whileResults, "",
+       "from torch._higher_order_ops.while_loop import while_loop_op", kWhileHelper},
+      {ConstructKind::Scan, "scan", "scan", "", "", scanRegion, scanParams, scanResults,
+       "from torch._higher_order_ops.scan import scan", "from torch._higher_order_ops.scan import scan_op", kScanHelper},
+  };
+  return r;
+}
+
+const ConstructDef *findConstruct(const std::string &op) {
+  for (const auto &d : constructRegistry())
+    if (d.name == op) return &d;
+  return nullptr;
+}
+
+const ConstructDef &constructOf(const Stmt &s) {
+  if (const ConstructDef *d = findConstruct(s.op)) return *d;
+  throw std::logic_error("'" + s.op + "' is not a construct");
+}
+
+const ConstructDef &constructDef(ConstructKind k) {
+  for (const auto &d : constructRegistry())
+    if (d.kind == k) return d;
+  throw std::logic_error("construct kind missing from the registry");
+}
+
+const std::vector<std::string> &constructNames() {
+  static const std::vector<std::string> n = [] {
+    std::vector<std::string> v;
+    for (const auto &d : constructRegistry()) v.push_back(d.name);
+    return v;
+  }();
+  return n;
+}
+
+bool isConstruct(const std::string &op) { return findConstruct(op) != nullptr; }
+
+std::string constructParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  params.clear();
+  const ConstructDef *d = findConstruct(s.op);
+  return d ? d->params(s, args, params) : "unknown construct '" + s.op + "'";
 }
 
 std::string constructResults(const Stmt &s, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
                              std::vector<Type> &results) {
   results.clear();
-  if (s.op == "cond" || s.op == "switch") {
-    if (auto e = sameYields(yields, s.op == "cond" ? "branch" : "branch"); !e.empty()) return e;
-    results = yields[0];
-    if (results.empty()) return s.op + " branches must yield at least one value";
-    return "";
-  }
-  if (s.op == "while_loop") {
-    if (yields[0].size() != 1 || yields[0][0].dtype != DType::b8 || !oneElement(yields[0][0]))
-      return "while_loop cond_fn must yield one one-element bool, got " + typesText(yields[0]);
-    if (yields[1] != args)
-      return "while_loop body_fn yields " + typesText(yields[1]) + " but the carries are " + typesText(args);
-    results = args;
-    return "";
-  }
-  if (s.op == "scan") {
-    size_t k = static_cast<size_t>(ncarry(s));
-    std::vector<Type> carries(args.begin(), args.begin() + k);
-    if (yields[0].size() < k || std::vector<Type>(yields[0].begin(), yields[0].begin() + k) != carries)
-      return "scan combine_fn must yield the carries " + typesText(carries) + " first, got " + typesText(yields[0]);
-    results = carries;
-    for (size_t i = k; i < yields[0].size(); ++i) {
-      Type y = yields[0][i];
-      y.shape.insert(y.shape.begin(), args[k].shape[0]);
-      results.push_back(y);
-    }
-    return "";
-  }
-  return "unknown construct '" + s.op + "'";
+  const ConstructDef *d = findConstruct(s.op);
+  return d ? d->results(s, args, yields, results) : "unknown construct '" + s.op + "'";
 }
 
 } // namespace vf

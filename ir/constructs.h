@@ -21,9 +21,48 @@ namespace vf {
 /// lowering: a runaway loop is an error, not a hang.
 inline constexpr int kMaxIterations = 10000;
 
+/// Which construct a statement is. Every layer that gives a construct meaning (reference
+/// semantics, Python, libtorch lowering, generation) switches over this enum without a
+/// `default:`, and the build makes a missing case an error (-Werror=switch): adding a construct
+/// here makes the compiler list every place that must learn it.
+enum class ConstructKind { Cond, Switch, WhileLoop, Scan };
+
+/// One control-flow construct: everything about it that is data, in one entry (the way an op
+/// is one entry of the op registry). Semantics are code in the layers above (see ConstructKind).
+struct ConstructDef {
+  ConstructKind kind;
+  std::string name; ///< the op name of the text format and of signatures: "while_loop"
+  std::string knob; ///< its generation weight is `--gen KNOB_weight`: "while"
+  /// A construct whose first argument picks the region that runs (cond's predicate, switch's
+  /// index): the name of that argument, else "". Its regions are alternatives, each yielding
+  /// the construct's results; its other arguments are the regions' operands.
+  std::string selector;
+  /// The coverage feature of the selector's batching: "pred" gives "pred=batched|unbatched".
+  std::string selectorFeature;
+  /// The name of region `i` in messages: "then-branch", "body_fn", "branch 2".
+  std::string (*regionName)(size_t i);
+  /// Typing: see constructParams and constructResults.
+  std::string (*params)(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params);
+  std::string (*results)(const Stmt &s, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
+                         std::vector<Type> &results);
+  /// Python. `publicImport`: what a program that calls the public API needs ("" when it is
+  /// under `torch.`); `directImport` and `directHelper`: direct mode's import of the op itself
+  /// and the helper that does what the public wrapper does before it calls the op.
+  std::string publicImport, directImport, directHelper;
+};
+
+/// Every construct, in a fixed order (help texts, coverage rows, probes).
+const std::vector<ConstructDef> &constructRegistry();
+/// The construct named `op`, or nullptr for an op or an unknown name.
+const ConstructDef *findConstruct(const std::string &op);
+/// The construct of a statement with regions; throws std::logic_error for anything else.
+const ConstructDef &constructOf(const Stmt &s);
+/// The entry of a kind.
+const ConstructDef &constructDef(ConstructKind k);
+
 /// True for cond, switch, while_loop and scan.
 bool isConstruct(const std::string &op);
-/// The constructs, for help texts and coverage.
+/// The constructs' names, for help texts and coverage.
 const std::vector<std::string> &constructNames();
 
 /// Checks the construct's arguments and attributes and gives each region's parameter types.

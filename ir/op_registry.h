@@ -36,10 +36,23 @@ struct AttrSpec {
 /// Per-evaluation bookkeeping: how close any comparison came to its decision boundary.
 struct EvalCtx {
   double minMargin = 1e300; ///< smallest |a - b| seen by a float comparison, scaled
+  /// The margin scale of the precision the op's arguments were computed in (ir/precision.h):
+  /// a float64 argument cast from a float32 sum is as close to a boundary as a float32 one.
+  /// The reference sets it per statement; 1 (float32 or better) otherwise.
+  double precisionScale = 1.0;
   /// Off under vmap (the libtorch backend): measuring reads values with .item(), which a
   /// batched tensor refuses; the reference measures margins for every case anyway.
   bool measureMargins = true;
+  /// Gradient modes: how close an argument came to a point where the op has no derivative
+  /// (abs and relu at 0, clamp at its bounds, maximum/minimum at a tie), scaled as minMargin.
+  /// Measured only when asked (the reference's VJP), so forward runs are unchanged.
+  bool measureKinks = false;
+  double minKink = 1e300;
 };
+
+/// How much closer than a float32 value a value of dtype `t` must come to a decision boundary
+/// to be as ambiguous (1 for float32 and float64, less for the half-precision dtypes).
+double marginScale(at::ScalarType t);
 
 /// Returns "" when the argument types and attributes are acceptable, else why not.
 using TypeRule = std::function<std::string(const std::vector<Type> &, const Attrs &, Type &out)>;

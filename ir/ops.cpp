@@ -4,6 +4,19 @@
 #include "ir/op_registry.h"
 
 namespace vf {
+
+/// Margins are recorded in float32 terms: a half-precision value is as close to its boundary
+/// as a float32 one that is `scale` times closer. float16 rounds at ~1e-3 and bfloat16 at ~8e-3
+/// relative (float32 at ~1e-7), and a batched kernel may round differently by a few units, so
+/// the ambiguity margin (1e-4 for float32) becomes 2e-2 for float16 and 1e-1 for bfloat16.
+double marginScale(at::ScalarType t) {
+  switch (t) {
+  case at::kHalf: return 1.0 / 200;
+  case at::kBFloat16: return 1.0 / 1000;
+  default: return 1.0;
+  }
+}
+
 namespace {
 
 using Args = std::vector<at::Tensor>;
@@ -72,19 +85,7 @@ std::string matmulType(const Types &a, const Attrs &, Type &out) {
 
 // ---- evaluation helpers ----------------------------------------------------------------------
 
-/// Margins are recorded in float32 terms: a half-precision value is as close to its boundary
-/// as a float32 one that is `scale` times closer. float16 rounds at ~1e-3 and bfloat16 at ~8e-3
-/// relative (float32 at ~1e-7), and a batched kernel may round differently by a few units, so
-/// the ambiguity margin (1e-4 for float32) becomes 2e-2 for float16 and 1e-1 for bfloat16.
-double marginScale(at::ScalarType t) {
-  switch (t) {
-  case at::kHalf: return 1.0 / 200;
-  case at::kBFloat16: return 1.0 / 1000;
-  default: return 1.0;
-  }
-}
-
-double marginScale(const at::Tensor &a, const at::Tensor &b) {
+double pairMarginScale(const at::Tensor &a, const at::Tensor &b) {
   return std::min(a.is_floating_point() ? marginScale(a.scalar_type()) : 1.0,
                   b.is_floating_point() ? marginScale(b.scalar_type()) : 1.0);
 }
@@ -96,8 +97,40 @@ void noteMargin(const at::Tensor &a, const at::Tensor &b, EvalCtx &ctx) {
   auto da = a.to(at::kDouble), db = b.to(at::kDouble);
   auto diff = (da - db).abs() / (da.abs() + db.abs() + 1.0);
   if (diff.numel() == 0) return;
-  double m = diff.min().item<double>() * marginScale(a, b);
+  double m = diff.min().item<double>() * std::min(pairMarginScale(a, b), ctx.precisionScale);
   if (!std::isnan(m)) ctx.minMargin = std::min(ctx.minMargin, m);
+}
+
+/// Records how close `x` came to `at`, a point where the op has no derivative (gradient modes).
+void noteKink(const at::Tensor &x, double at, EvalCtx &ctx) {
+  if (!ctx.measureKinks || !x.is_floating_point() || x.numel() == 0) return;
+  auto d = (x.detach().to(at::kDouble) - at).abs() / (std::abs(at) + 1.0);
+  double m = at::nan_to_num(d, 1.0).min().item<double>() * std::min(marginScale(x.scalar_type()), ctx.precisionScale);
+  ctx.minKink = std::min(ctx.minKink, m);
+}
+
+/// `op`, whose derivative is undefined where `kinks(args)` (a tensor of scaled distances) is 0:
+/// its evaluation also records the smallest distance when the context asks for kinks.
+OpDef withKinks(OpDef op, std::function<void(const Args &, EvalCtx &)> kinks) {
+  auto eval = op.eval;
+  op.eval = [eval, kinks](const Args &a, const Attrs &at_, EvalCtx &ctx) {
+    if (ctx.measureKinks) kinks(a, ctx);
+    return eval(a, at_, ctx);
+  };
+  return op;
+}
+
+/// The kink of a pointwise op at 0 (abs, relu).
+void kinkAtZero(const Args &a, EvalCtx &ctx) { noteKink(a[0], 0.0, ctx); }
+
+/// maximum / minimum: no derivative where the arguments tie.
+void kinkAtTie(const Args &a, EvalCtx &ctx) {
+  if (!ctx.measureKinks || !a[0].is_floating_point() || !a[1].is_floating_point()) return;
+  auto da = a[0].detach().to(at::kDouble), db = a[1].detach().to(at::kDouble);
+  auto diff = (da - db).abs() / (da.abs() + db.abs() + 1.0);
+  if (diff.numel() == 0) return;
+  double m = at::nan_to_num(diff, 1.0).min().item<double>() * std::min(pairMarginScale(a[0], a[1]), ctx.precisionScale);
+  ctx.minKink = std::min(ctx.minKink, m);
 }
 
 // ---- families --------------------------------------------------------------------------------
@@ -199,7 +232,7 @@ void noteRounding(const at::Tensor &x, double offset, EvalCtx &ctx) {
   if (!ctx.measureMargins || x.numel() == 0) return;
   auto d = x.to(at::kDouble) + offset;
   auto frac = (d - d.round()).abs() / (d.abs() + 1.0);
-  double m = at::nan_to_num(frac, 1.0).min().item<double>() * marginScale(x.scalar_type());
+  double m = at::nan_to_num(frac, 1.0).min().item<double>() * std::min(marginScale(x.scalar_type()), ctx.precisionScale);
   ctx.minMargin = std::min(ctx.minMargin, m);
 }
 
@@ -207,14 +240,14 @@ std::vector<OpDef> buildOps() {
   std::vector<OpDef> ops;
   // Pointwise unary (floating). Domain-restricted functions are made total.
   ops.push_back(unary("neg", "torch.neg({0})", [](auto &x) { return at::neg(x); }));
-  ops.push_back(unary("abs", "torch.abs({0})", [](auto &x) { return at::abs(x); }));
+  ops.push_back(withKinks(unary("abs", "torch.abs({0})", [](auto &x) { return at::abs(x); }), kinkAtZero));
   ops.push_back(unary("sin", "torch.sin({0})", [](auto &x) { return at::sin(x); }));
   ops.push_back(unary("cos", "torch.cos({0})", [](auto &x) { return at::cos(x); }));
   ops.push_back(unary("tanh", "torch.tanh({0})", [](auto &x) { return at::tanh(x); }));
   ops.push_back(unary("sigmoid", "torch.sigmoid({0})", [](auto &x) { return at::sigmoid(x); }));
-  ops.push_back(unary("relu", "torch.relu({0})", [](auto &x) { return at::relu(x); }));
+  ops.push_back(withKinks(unary("relu", "torch.relu({0})", [](auto &x) { return at::relu(x); }), kinkAtZero));
   ops.push_back(unary("square", "torch.square({0})", [](auto &x) { return at::square(x); }, 0.5));
-  ops.push_back(unary("log_abs1", "torch.log1p(torch.abs({0}))", [](auto &x) { return at::log1p(at::abs(x)); }, 0.5));
+  ops.push_back(withKinks(unary("log_abs1", "torch.log1p(torch.abs({0}))", [](auto &x) { return at::log1p(at::abs(x)); }, 0.5), kinkAtZero));
   ops.push_back(unary("exp_neg_sq", "torch.exp(torch.neg(torch.square({0})))",
                       [](auto &x) { return at::exp(at::neg(at::square(x))); }, 0.3));
 
@@ -222,8 +255,8 @@ std::vector<OpDef> buildOps() {
   ops.push_back(binary("add", "torch.add({0}, {1})", [](auto &a, auto &b) { return at::add(a, b); }, 1.5));
   ops.push_back(binary("sub", "torch.sub({0}, {1})", [](auto &a, auto &b) { return at::sub(a, b); }, 1.5));
   ops.push_back(binary("mul", "torch.mul({0}, {1})", [](auto &a, auto &b) { return at::mul(a, b); }, 1.5));
-  ops.push_back(binary("maximum", "torch.maximum({0}, {1})", [](auto &a, auto &b) { return at::maximum(a, b); }));
-  ops.push_back(binary("minimum", "torch.minimum({0}, {1})", [](auto &a, auto &b) { return at::minimum(a, b); }));
+  ops.push_back(withKinks(binary("maximum", "torch.maximum({0}, {1})", [](auto &a, auto &b) { return at::maximum(a, b); }), kinkAtTie));
+  ops.push_back(withKinks(binary("minimum", "torch.minimum({0}, {1})", [](auto &a, auto &b) { return at::minimum(a, b); }), kinkAtTie));
 
   // Comparisons.
   ops.push_back(compare("gt", "torch.gt({0}, {1})", [](auto &a, auto &b) { return at::gt(a, b); }));
@@ -255,7 +288,7 @@ std::vector<OpDef> buildOps() {
         auto d = y.to(at::kDouble);
         auto k = at::clamp(at::round(d), lo + 1, hi);
         auto frac = (d - k).abs() / (d.abs() + 1.0);
-        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>() * marginScale(a[0].scalar_type()));
+        ctx.minMargin = std::min(ctx.minMargin, frac.min().item<double>() * std::min(marginScale(a[0].scalar_type()), ctx.precisionScale));
       }
       return at::clamp(at::floor(y), lo, hi).to(at::kLong);
     };
@@ -609,8 +642,12 @@ std::vector<OpDef> buildOps() {
                        0.4, false));
 
   // ---- clamping, rounding, casts, constructors ----
-  ops.push_back(makeOp("clamp", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &) { return at::clamp(a[0], -0.5, 0.5); },
-                       "torch.clamp({0}, -0.5, 0.5)", 0.6));
+  ops.push_back(withKinks(makeOp("clamp", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &) { return at::clamp(a[0], -0.5, 0.5); },
+                                 "torch.clamp({0}, -0.5, 0.5)", 0.6),
+                          [](const Args &a, EvalCtx &ctx) {
+                            noteKink(a[0], -0.5, ctx);
+                            noteKink(a[0], 0.5, ctx);
+                          }));
   ops.push_back(makeOp("floor", 1, {}, sameType(true), [](const Args &a, const Attrs &, EvalCtx &ctx) {
                          noteRounding(a[0], 0.0, ctx);
                          return at::floor(a[0]);

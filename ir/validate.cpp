@@ -110,10 +110,8 @@ private:
   }
 
   static std::string regionName(const Stmt &s, size_t i) {
-    if (s.op == "cond") return i == 0 ? "then-branch" : "else-branch";
-    if (s.op == "switch") return "branch " + std::to_string(i);
-    if (s.op == "while_loop") return i == 0 ? "cond_fn" : "body_fn";
-    return "combine_fn";
+    const ConstructDef *d = findConstruct(s.op);
+    return d ? d->regionName(i) : "region " + std::to_string(i);
   }
 
   void construct(const Stmt &s, std::vector<std::map<ValueId, Type>> &scopes, const std::vector<Type> &args) {
@@ -124,7 +122,7 @@ private:
     for (const auto &r : s.results) declared.push_back(r.type);
     for (size_t i = 0; i < s.regions.size(); ++i) {
       yields.push_back(region(s.regions[i], scopes, params[i], ctx, regionName(s, i)));
-      if (s.op != "cond" && s.op != "switch") continue;
+      if (constructOf(s).selector.empty()) continue;
       // Branches: each must yield exactly the declared results.
       const auto &ys = yields.back();
       if (ys.size() != declared.size())

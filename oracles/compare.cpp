@@ -1,6 +1,12 @@
 #include "oracles/compare.h"
 
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
 #include <sstream>
+
+#include "ir/precision.h"
+#include "ir/scalar_type.h"
 
 namespace vf {
 
@@ -18,6 +24,32 @@ Tolerance toleranceFor(at::ScalarType t) {
   for (const auto &[type, tol] : toleranceTable())
     if (type == t) return tol;
   return {0, 0};
+}
+
+Tolerance toleranceFor(at::ScalarType t, std::optional<DType> precision) {
+  Tolerance own = toleranceFor(t);
+  if (!at::isFloatingType(t) || !precision) return own;
+  Tolerance through = toleranceFor(toScalarType(*precision));
+  return {std::max(own.rtol, through.rtol), std::max(own.atol, through.atol)};
+}
+
+std::vector<Tolerance> outputTolerances(const Program &p) {
+  std::vector<Tolerance> out;
+  auto types = outputTypes(p);
+  auto precisions = outputPrecisions(p);
+  for (size_t i = 0; i < types.size(); ++i) out.push_back(toleranceFor(toScalarType(types[i].dtype), precisions[i]));
+  return out;
+}
+
+Tolerance gradientTolerance(at::ScalarType t, const Program &p) { return toleranceFor(t, programPrecision(p)); }
+
+at::Tensor closeElements(const at::Tensor &expected, const at::Tensor &actual, Tolerance tol) {
+  auto ed = expected.detach().to(at::kDouble), ad = actual.detach().to(at::kDouble);
+  auto bothNan = at::isnan(ed) & at::isnan(ad);
+  // An infinite expected value allows only itself (rtol * inf would allow anything), as
+  // torch.testing.assert_close in repro.py has it.
+  auto withinTol = at::isfinite(ed) & ((ed - ad).abs() <= tol.atol + tol.rtol * ed.abs());
+  return (ed == ad) | withinTol | bothNan;
 }
 
 static std::string shapeText(const at::Tensor &t) {
@@ -39,7 +71,8 @@ std::string describeTensor(const at::Tensor &t, int maxValues) {
   return os.str();
 }
 
-Comparison compareOutputs(const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual) {
+Comparison compareOutputs(const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual,
+                          const std::vector<Tolerance> &tolerances) {
   Comparison c;
   if (expected.size() != actual.size()) {
     c.equal = false;
@@ -61,13 +94,9 @@ Comparison compareOutputs(const std::vector<at::Tensor> &expected, const std::ve
       return c;
     }
     if (e.numel() == 0) continue;
-    auto tol = toleranceFor(e.scalar_type());
+    Tolerance tol = i < tolerances.size() ? tolerances[i] : toleranceFor(e.scalar_type());
     auto ed = e.to(at::kDouble), ad = a.to(at::kDouble);
-    auto bothNan = at::isnan(ed) & at::isnan(ad);
-    // An infinite expected value allows only itself (rtol * inf would allow anything), as
-    // torch.testing.assert_close in repro.py has it.
-    auto withinTol = at::isfinite(ed) & ((ed - ad).abs() <= tol.atol + tol.rtol * ed.abs());
-    auto close = (ed == ad) | withinTol | bothNan;
+    auto close = closeElements(e, a, tol);
     if (close.all().item<bool>()) continue;
     auto bad = at::logical_not(close).reshape(-1).nonzero();
     int64_t flat = bad[0][0].item<int64_t>();
@@ -82,7 +111,11 @@ Comparison compareOutputs(const std::vector<at::Tensor> &expected, const std::ve
     std::ostringstream os;
     os << which << nbad << " of " << e.numel() << " elements differ; first at [";
     for (size_t k = 0; k < idx.size(); ++k) os << (k ? "," : "") << idx[k];
-    os << "]: expected " << ed.reshape(-1)[flat].item<double>() << ", got " << ad.reshape(-1)[flat].item<double>();
+    // Enough digits to show the difference (float64 needs 17), and the allowance it exceeds.
+    double ev = ed.reshape(-1)[flat].item<double>(), av = ad.reshape(-1)[flat].item<double>();
+    os << std::setprecision(e.scalar_type() == at::kDouble ? 17 : 9) << "]: expected " << ev << ", got " << av;
+    if (std::isfinite(ev) && std::isfinite(av) && (tol.atol > 0 || tol.rtol > 0))
+      os << std::setprecision(3) << " (difference " << std::abs(ev - av) << ", allowed " << tol.atol + tol.rtol * std::abs(ev) << ")";
     c.equal = false;
     c.detail = os.str();
     return c;

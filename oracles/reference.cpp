@@ -8,6 +8,7 @@
 #include "ir/unbatch.h"
 #include "ir/constructs.h"
 #include "ir/op_registry.h"
+#include "ir/precision.h"
 #include "ir/scan_outputs.h"
 
 namespace vf {
@@ -16,7 +17,8 @@ namespace {
 
 class Interp {
 public:
-  Interp(bool f64, double &margin) : f64_(f64), margin_(margin) {}
+  Interp(const Program &p, bool f64, double &margin, double *kink = nullptr)
+      : f64_(f64), margin_(margin), kink_(kink), precision_(valuePrecisions(p)) {}
 
   std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
     for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
@@ -29,7 +31,17 @@ public:
 private:
   bool f64_;
   double &margin_;
+  double *kink_; ///< where to record kinks (the VJP's differentiability), or null
   std::unordered_map<ValueId, at::Tensor> env_;
+  std::unordered_map<ValueId, DType> precision_; ///< ir/precision.h: margins are judged in it
+
+  /// The margin scale of the least precise dtype `s`'s arguments were computed in.
+  double precisionScale(const Stmt &s) const {
+    std::optional<DType> p;
+    for (auto v : s.args)
+      if (auto it = precision_.find(v); it != precision_.end()) p = lessPrecise(p, it->second);
+    return p ? marginScale(toScalarType(*p)) : 1.0;
+  }
 
   std::vector<at::Tensor> args(const Stmt &s) {
     std::vector<at::Tensor> a;
@@ -40,44 +52,58 @@ private:
   void stmt(const Stmt &s) {
     auto a = args(s);
     std::vector<at::Tensor> res;
-    if (s.op == "cond") {
-      bool pythonBool = s.attrs.find("pred") != nullptr;
-      bool p = pythonBool ? s.attrs.getBool("pred") : a[0].item<bool>();
-      std::vector<at::Tensor> operands(a.begin() + (pythonBool ? 0 : 1), a.end());
-      res = block(s.regions[p ? 0 : 1], operands);
-    } else if (s.op == "switch") {
-      int64_t n = static_cast<int64_t>(s.regions.size());
-      int64_t i = std::clamp<int64_t>(a[0].item<int64_t>(), 0, n - 1);
-      res = block(s.regions[i], std::vector<at::Tensor>(a.begin() + 1, a.end()));
-    } else if (s.op == "while_loop") {
-      res = a;
-      // The generator bounds every loop; this guard turns a runaway loop into an error.
-      for (int iter = 0; block(s.regions[0], res)[0].item<bool>(); ++iter) {
-        if (iter >= kMaxIterations) throw std::runtime_error("while_loop ran more than " + std::to_string(kMaxIterations) + " iterations");
-        res = block(s.regions[1], res);
-      }
-    } else if (s.op == "scan") {
-      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
-      bool reverse = s.attrs.getBool("reverse");
-      std::vector<at::Tensor> carry(a.begin(), a.begin() + k);
-      int64_t len = a[k].size(0);
-      std::vector<std::vector<at::Tensor>> ys(s.results.size() - k);
-      for (int64_t step = 0; step < len; ++step) {
-        int64_t t = reverse ? len - 1 - step : step;
-        std::vector<at::Tensor> in = carry;
-        for (size_t x = k; x < a.size(); ++x) in.push_back(a[x].select(0, t));
-        auto out = block(s.regions[0], in);
-        carry.assign(out.begin(), out.begin() + k);
-        for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
-      }
-      res = carry;
-      for (auto &y : stackScanOutputs(s, std::move(ys))) res.push_back(std::move(y));
-    } else {
+    if (s.regions.empty()) {
       const OpDef *op = findOp(s.op);
       EvalCtx ctx;
+      ctx.measureKinks = kink_ != nullptr;
+      ctx.precisionScale = precisionScale(s);
       at::Tensor r = op->eval(a, s.attrs, ctx);
       margin_ = std::min(margin_, ctx.minMargin);
+      if (kink_) *kink_ = std::min(*kink_, ctx.minKink);
       res.push_back(r);
+    } else {
+      switch (constructOf(s).kind) {
+      case ConstructKind::Cond: {
+        bool pythonBool = s.attrs.find("pred") != nullptr;
+        bool p = pythonBool ? s.attrs.getBool("pred") : a[0].item<bool>();
+        std::vector<at::Tensor> operands(a.begin() + (pythonBool ? 0 : 1), a.end());
+        res = block(s.regions[p ? 0 : 1], operands);
+        break;
+      }
+      case ConstructKind::Switch: {
+        int64_t n = static_cast<int64_t>(s.regions.size());
+        int64_t i = std::clamp<int64_t>(a[0].item<int64_t>(), 0, n - 1);
+        res = block(s.regions[i], std::vector<at::Tensor>(a.begin() + 1, a.end()));
+        break;
+      }
+      case ConstructKind::WhileLoop: {
+        res = a;
+        // The generator bounds every loop; this guard turns a runaway loop into an error.
+        for (int iter = 0; block(s.regions[0], res)[0].item<bool>(); ++iter) {
+          if (iter >= kMaxIterations) throw std::runtime_error("while_loop ran more than " + std::to_string(kMaxIterations) + " iterations");
+          res = block(s.regions[1], res);
+        }
+        break;
+      }
+      case ConstructKind::Scan: {
+        size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+        bool reverse = s.attrs.getBool("reverse");
+        std::vector<at::Tensor> carry(a.begin(), a.begin() + k);
+        int64_t len = a[k].size(0);
+        std::vector<std::vector<at::Tensor>> ys(s.results.size() - k);
+        for (int64_t step = 0; step < len; ++step) {
+          int64_t t = reverse ? len - 1 - step : step;
+          std::vector<at::Tensor> in = carry;
+          for (size_t x = k; x < a.size(); ++x) in.push_back(a[x].select(0, t));
+          auto out = block(s.regions[0], in);
+          carry.assign(out.begin(), out.begin() + k);
+          for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
+        }
+        res = carry;
+        for (auto &y : stackScanOutputs(s, std::move(ys))) res.push_back(std::move(y));
+        break;
+      }
+      }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {
       at::Tensor t = res.at(i);
@@ -92,12 +118,13 @@ private:
 
 } // namespace
 
-std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64) {
+std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64,
+                                    double *minKink) {
   std::vector<at::Tensor> ins = inputs;
   if (float64)
     for (auto &t : ins)
       if (t.is_floating_point()) t = t.to(at::kDouble);
-  Interp in(float64, minMargin);
+  Interp in(p, float64, minMargin, minKink);
   return in.block(p.body, ins);
 }
 

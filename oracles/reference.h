@@ -33,9 +33,10 @@ struct RefResult {
   std::string error;               ///< non-empty when an example could not be evaluated
 };
 
-/// Runs one example's program (inputs already unbatched).
+/// Runs one example's program (inputs already unbatched). With `minKink`, also records how close
+/// an op's argument came to a point where the op has no derivative (EvalCtx::minKink).
 std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin,
-                                    bool float64 = false);
+                                    bool float64 = false, double *minKink = nullptr);
 
 /// Runs every example of `c` alone and stacks the results by the batch spec.
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt = {});

@@ -5,13 +5,16 @@
 
 #include <ATen/ATen.h>
 
+#include "harness/backends/exec_config.h"
 #include "ir/program.h"
 
 namespace vf {
 
 /// `Batched`: the vmapped program. `PerExample`: each example alone on the same system, to tell
-/// a batching bug from a program the system rejects anyway.
-enum class RunMode { Batched, PerExample };
+/// a batching bug from a program the system rejects anyway. `PerExampleFunc` (gradient modes
+/// only): each example alone through the mode's function transform (torch.func.vjp without
+/// vmap), to tell a batching bug from a transform that cannot handle the program at all.
+enum class RunMode { Batched, PerExample, PerExampleFunc };
 
 struct Outcome {
   /// HarnessError: the harness's own code around the system failed (e.g. the worker's
@@ -42,7 +45,11 @@ public:
   virtual ~Backend() = default;
   /// "MODE|DEVICE", e.g. "eager|cpu" or "compile-inductor|cuda": the start of every signature.
   virtual std::string name() const = 0;
+  /// In a gradient mode (grad()), `inputs` are the physical inputs followed by the cotangents,
+  /// and the outputs are the gradients of the floating inputs (ir/differentiable.h).
   virtual Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) = 0;
+  /// What the outputs are: forward values (Grad::None) or gradients.
+  virtual Grad grad() const { return Grad::None; }
   /// True when the system keeps compiled state that must stay right when called again at
   /// another batch size (torch.compile's guards): the runner then uses runTwice.
   virtual bool checksRecompiles() const { return false; }

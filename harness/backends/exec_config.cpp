@@ -5,13 +5,35 @@
 
 namespace vf {
 
+const std::vector<GradModeInfo> &gradModes() {
+  static const std::vector<GradModeInfo> modes = {
+      {Grad::None, "", "forward values"},
+      {Grad::OfVmap, "+grad", "gradients: torch.autograd.grad of the vmapped program, random cotangents"},
+      {Grad::VmapOf, "+vmap-grad", "per-sample gradients: torch.vmap of torch.func.vjp of the program"},
+  };
+  return modes;
+}
+
+namespace {
+
+const GradModeInfo &gradInfo(Grad g) {
+  for (const auto &m : gradModes())
+    if (m.grad == g) return m;
+  return gradModes().front();
+}
+
+} // namespace
+
 std::string ExecConfig::modeName() const {
-  if (direct()) return "direct";
-  if (!compiled()) return "eager";
-  if (precompile) return "precompile-" + compiler;
-  std::string n = "compile-" + compiler;
-  if (dynamic) n += *dynamic ? "-dynamic" : "-static";
-  return n;
+  std::string n;
+  if (direct()) n = "direct";
+  else if (!compiled()) n = "eager";
+  else if (precompile) n = "precompile-" + compiler;
+  else {
+    n = "compile-" + compiler;
+    if (dynamic) n += *dynamic ? "-dynamic" : "-static";
+  }
+  return n + gradInfo(grad).suffix;
 }
 
 nlohmann::json ExecConfig::toJson() const {
@@ -20,6 +42,9 @@ nlohmann::json ExecConfig::toJson() const {
   if (dynamic) j["dynamic"] = *dynamic;
   j["api"] = direct() ? "direct" : "public";
   if (precompile) j["precompile"] = true;
+  // Absent for forward values: a forward request is byte-for-byte what it was.
+  if (grad == Grad::OfVmap) j["grad"] = "of-vmap";
+  if (grad == Grad::VmapOf) j["grad"] = "vmap-of";
   return j;
 }
 
@@ -33,24 +58,36 @@ ExecConfig execOfSystem(const std::string &system) {
 
 std::string replayFlagOf(const std::string &system) {
   std::string mode = system.substr(0, system.find('|'));
+  // vmapfuzz's --mode parser knows every name knownModes() lists, gradient suffixes included.
   return mode == "libtorch" ? " --backend libtorch" : " --mode " + mode;
 }
 
 const std::vector<std::string> &knownModes() {
   static const std::vector<std::string> modes = [] {
-    std::vector<std::string> m = {"direct", "eager"};
+    std::vector<std::string> base = {"direct", "eager"};
     for (const char *c : {"eager", "aot_eager", "inductor"})
-      for (const char *s : {"", "-dynamic", "-static"}) m.push_back(std::string("compile-") + c + s);
+      for (const char *s : {"", "-dynamic", "-static"}) base.push_back(std::string("compile-") + c + s);
+    std::vector<std::string> m;
+    for (const auto &g : gradModes())
+      for (const auto &b : base) m.push_back(b + g.suffix);
+    // Precompile modes compare forward values only.
     for (const char *c : {"eager", "aot_eager", "inductor"}) m.push_back(std::string("precompile-") + c);
     return m;
   }();
   return modes;
 }
 
-std::optional<ExecConfig> parseMode(const std::string &name) {
+std::optional<ExecConfig> parseMode(const std::string &full) {
   for (const auto &m : knownModes()) {
-    if (m != name) continue;
+    if (m != full) continue;
     ExecConfig e;
+    std::string name = full;
+    size_t plus = name.find('+');
+    if (plus != std::string::npos) {
+      for (const auto &g : gradModes())
+        if (name.substr(plus) == g.suffix) e.grad = g.grad;
+      name = name.substr(0, plus);
+    }
     if (name == "eager") return e;
     if (name == "direct") {
       e.api = Api::Direct;

@@ -15,8 +15,26 @@ enum class Api {
   Direct, ///< the higher-order ops themselves (cond_op, ...): the batching rules alone, no dynamo
 };
 
+/// What a run computes: the batched program's outputs, or the gradients of its floating inputs
+/// (a vector-Jacobian product with the case's cotangents, generators/data.h makeCotangents).
+/// Declared once, in gradModes() below; a mode name's suffix ("eager+grad").
+enum class Grad {
+  None,   ///< forward values only
+  OfVmap, ///< "+grad": torch.autograd.grad of the batched program (backward through vmap)
+  VmapOf, ///< "+vmap-grad": torch.vmap of torch.func.vjp of the program (per-sample gradients)
+};
+
+/// Every gradient setting with its mode-name suffix ("" for Grad::None) and what it does.
+struct GradModeInfo {
+  Grad grad;
+  const char *suffix;
+  const char *what;
+};
+const std::vector<GradModeInfo> &gradModes();
+
 struct ExecConfig {
   Api api = Api::Public; ///< `direct` mode: Api::Direct (never compiled)
+  Grad grad = Grad::None; ///< forward values, or gradients (a "+grad" / "+vmap-grad" mode)
   /// "" runs `torch.vmap` eagerly; otherwise the `torch.compile` backend: eager, aot_eager, inductor.
   std::string compiler;
   /// The `dynamic=` argument of torch.compile: unset (torch's default: static first, automatic
@@ -29,8 +47,10 @@ struct ExecConfig {
 
   bool compiled() const { return !compiler.empty(); }
   bool direct() const { return api == Api::Direct; }
+  bool gradient() const { return grad != Grad::None; }
   /// "direct", "eager", "compile-inductor", "compile-aot_eager-dynamic", "compile-inductor-static",
-  /// "precompile-inductor".
+  /// "precompile-inductor", each but precompile optionally with a gradient suffix: "eager+grad",
+  /// "direct+vmap-grad".
   std::string modeName() const;
   /// The JSON the worker reads (protocol v2, "exec").
   nlohmann::json toJson() const;

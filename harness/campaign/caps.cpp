@@ -6,6 +6,7 @@
 #include <array>
 #include <iomanip>
 
+#include "ir/constructs.h"
 #include "ir/text.h"
 
 namespace vf {
@@ -162,7 +163,9 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
   std::vector<std::string> dropped;
   for (const auto &[construct, n] : unsupportedOn) {
     if (n != static_cast<int>(runners.size())) continue;
-    std::string knob = (construct == "while_loop" ? std::string("while") : construct) + "_weight";
+    const ConstructDef *def = findConstruct(construct);
+    if (!def) continue;
+    std::string knob = def->knob + "_weight";
     if (!setPolicyField(opt.policy, knob, 0).empty()) continue;
     opt.genFlags += " --gen " + knob + "=0";
     dropped.push_back(construct);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ir/constructs.h"
 #include "ir/walk.h"
 
 namespace vf {
@@ -84,9 +85,11 @@ private:
     f_.insert(s.op);
     if (s.results.size() > 1) f_.insert(s.op + "-multi-output");
     if (depth >= 1) f_.insert("nested-construct");
-    bool pythonBool = s.op == "cond" && s.attrs.find("pred");
+    const ConstructDef &def = constructOf(s);
+    bool isCond = def.kind == ConstructKind::Cond;
+    bool pythonBool = isCond && s.attrs.find("pred");
     if (pythonBool) f_.insert("cond-python-bool");
-    else if (s.args.size() == 1 && s.op == "cond") f_.insert("cond-no-operands");
+    else if (s.args.size() == 1 && isCond) f_.insert("cond-no-operands");
     std::set<ValueId> caps;
     for (const auto &r : s.regions) captures(r, visible, caps);
     if (!caps.empty()) f_.insert("capture");
@@ -94,7 +97,7 @@ private:
     for (auto a : s.args) all |= mask_[a];
     for (auto v : caps) capMask |= mask_[v];
     all |= capMask;
-    bool selects = s.op == "cond" || s.op == "switch";
+    bool selects = !def.selector.empty();
     size_t lead = selects && !pythonBool ? 1 : 0; // the predicate or index
     for (const auto &r : s.regions) {
       noteTypes(r);
@@ -107,7 +110,7 @@ private:
     if (selects && !pythonBool) {
       unsigned pm = mask_[s.args[0]], om = capMask;
       for (size_t k = 1; k < s.args.size(); ++k) om |= mask_[s.args[k]];
-      f_.insert(std::string(s.op == "cond" ? "pred=" : "switch-index=") + batched(pm));
+      f_.insert(def.selectorFeature + "=" + batched(pm));
       if (pm && (om & ~pm)) {
         // Bit k is level k, 0 outermost: a higher bit is an inner level.
         unsigned innermostPred = 0, outermostPred = 0;
@@ -124,7 +127,7 @@ private:
     } else if (pythonBool) {
       f_.insert("pred=python-bool");
     }
-    if (s.op == "while_loop") {
+    if (def.kind == ConstructKind::WhileLoop) {
       // The loop's predicate reads the counter and the captured limit.
       std::set<ValueId> condCaps;
       captures(s.regions[0], visible, condCaps);

@@ -25,8 +25,9 @@ Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found,
   auto sansMode = [](const std::string &key) { return key.substr(key.find('|')); };
   const std::string want = sansMode(shrinkKey(r));
   Runner *best = &found;
+  const Grad grad = found.backend().grad(); // a gradient finding is shrunk among gradient modes of its kind
   for (Runner *x : job) {
-    if (x == &found || rank(x) >= rank(best) || isLibtorch(x)) continue;
+    if (x == &found || rank(x) >= rank(best) || isLibtorch(x) || x->backend().grad() != grad) continue;
     CaseResult alt = x->run(c);
     if (alt.verdict == r.verdict && sansMode(shrinkKey(alt)) == want) best = x;
   }
@@ -39,7 +40,7 @@ bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string 
   Runner *pub = nullptr;
   for (Runner *x : job) {
     ExecConfig e = execOfSystem(x->backend().name());
-    if (!e.direct() && !e.compiled() && e.device == found.device && !isLibtorch(x)) pub = x;
+    if (!e.direct() && !e.compiled() && e.device == found.device && e.grad == found.grad && !isLibtorch(x)) pub = x;
   }
   if (!pub) {
     r.elsewhere = "not checked through the public API (no eager mode in this run)";

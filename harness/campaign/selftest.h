@@ -63,6 +63,12 @@ void printSelftestTable(const std::vector<FaultResult> &results, std::ostream &o
 /// (if it ran) detected nothing.
 bool selftestTargetMet(const std::vector<FaultResult> &results, double targetRate);
 
+/// How the one-line description of a fault in the autograd of batched control flow starts
+/// (vmapfuzz_faults.py): such a fault leaves forward values alone, so only a gradient mode
+/// (ExecConfig::grad) can find it.
+inline constexpr const char *kGradientFaultMarker = "Gradient modes only:";
+inline bool isGradientFault(const std::string &doc) { return doc.rfind(kGradientFaultMarker, 0) == 0; }
+
 /// The faults the worker knows, with one line each: `python faults.py` prints "name\tdoc".
 std::vector<std::pair<std::string, std::string>> listFaults(const std::string &python, const std::string &faultsScript);
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "harness/report/shrinker.h"
+#include "ir/constructs.h"
 #include "ir/validate.h"
 
 namespace vf {
@@ -52,16 +53,23 @@ struct Flow {
       Inputs res = all;
       for (const auto &y : yields) res.insert(y.begin(), y.end());
       for (const auto &r : s.results) deps[r.id] = res;
-      if (s.op == "cond" || s.op == "switch") {
-        roles.push_back({s.op, s.op == "cond" ? "predicate" : "index", of(s.args, 0, 1), true});
+      const ConstructDef &def = constructOf(s);
+      switch (def.kind) {
+      case ConstructKind::Cond:
+      case ConstructKind::Switch:
+        roles.push_back({s.op, def.selector, of(s.args, 0, 1), true});
         roles.push_back({s.op, "operands", of(s.args, 1), false});
-      } else if (s.op == "while_loop") {
+        break;
+      case ConstructKind::WhileLoop:
         roles.push_back({s.op, "trip count", yields.empty() ? all : yields[0], true});
         roles.push_back({s.op, "carries", all, false});
-      } else if (s.op == "scan") {
+        break;
+      case ConstructKind::Scan: {
         size_t k = s.attrs.find("ncarry") ? static_cast<size_t>(s.attrs.getInt("ncarry")) : 0;
         roles.push_back({s.op, "carries", of(s.args, 0, k), false});
         roles.push_back({s.op, "xs", of(s.args, k), false});
+        break;
+      }
       }
     }
   }

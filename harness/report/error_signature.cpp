@@ -1,6 +1,7 @@
 #include "harness/report/error_signature.h"
 
 #include <regex>
+#include <set>
 #include <vector>
 
 #include "harness/run/verdict.h"
@@ -70,9 +71,36 @@ InnerError peelError(const std::string &type, const std::string &message) {
   return e;
 }
 
+namespace {
+
+/// A Python list of classes ("got [<class 'torch.Tensor'>, <class 'torch.SymInt'>, ...]") names
+/// one class per argument: its length and order vary with the program, the classes in it with
+/// the bug. Each becomes the sorted set of its distinct classes; a list cut off by the gist's
+/// length keeps what it shows.
+std::string classLists(const std::string &text) {
+  static const std::regex cls(R"(<class '([^']+)'>)");
+  std::string out;
+  size_t pos = 0;
+  for (size_t open; (open = text.find("[<class '", pos)) != std::string::npos;) {
+    size_t close = text.find(']', open);
+    std::string inside = text.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+    std::set<std::string> names;
+    for (std::sregex_iterator it(inside.begin(), inside.end(), cls), end; it != end; ++it) names.insert((*it)[1].str());
+    out += text.substr(pos, open - pos) + "[classes:";
+    for (const auto &n : names) out += " " + n;
+    out += "]";
+    if (close == std::string::npos) return out;
+    pos = close + 1;
+  }
+  return out + text.substr(pos);
+}
+
+} // namespace
+
 std::string normaliseMessage(const std::string &msg) {
   std::string first = errorGist(msg);
   first = std::regex_replace(first, std::regex("0x[0-9a-fA-F]+"), "ADDR");
+  first = classLists(first);
   // Generated functions and values: true_fn_12, body_fn_3, l_args_0_, cond_true_0, %23.
   first = std::regex_replace(first, std::regex(R"(\b(true|false|body|cond|combine|branch)_fn(_[0-9]+)?\b)"), "FN");
   first = std::regex_replace(first, std::regex(R"(\bl_[A-Za-z_]*?[0-9]+_\w*)"), "VAR");
@@ -117,6 +145,11 @@ std::string raisingFrame(const std::string &traceback, bool wrapped) {
   size_t t = inner->path.rfind("/torch/");
   if (t == std::string::npos) return "";
   if (inner->source.rfind("raise", 0) != 0 && inner->source.rfind("assert", 0) != 0) return "";
+  // A re-raise (`raise`, `raise e`, `raise e.with_traceback(None)`: fx's GraphModule.__call__
+  // passes on what ATen raised) is not where the error comes from: no frame, as for an error
+  // raised in C++.
+  static const std::regex reraise(R"re(^raise(\s+[A-Za-z_][A-Za-z_0-9]*(\.with_traceback\(.*\))?)?\s*(#.*)?$)re");
+  if (std::regex_match(inner->source, reraise)) return "";
   return inner->path.substr(t + 7) + ":" + inner->func;
 }
 

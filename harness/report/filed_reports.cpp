@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
@@ -86,6 +87,53 @@ int recheckReports(std::vector<FiledReport> &reports, const std::string &python,
   return open;
 }
 
+namespace {
+
+/// One root cause (triage.h) as a table cell: what it is, without mode and device.
+std::string rootCauseText(const SignatureParts &p) {
+  std::string t;
+  if (p.verdict == "mismatch") {
+    std::string cons, feats;
+    for (const auto &c : p.constructs) cons += (cons.empty() ? "" : ", ") + c;
+    for (const auto &f : p.features) feats += (feats.empty() ? "" : ", ") + f;
+    t = (cons.empty() ? std::string("no construct") : cons) + (feats.empty() ? "" : "; needs " + feats) +
+        (p.kind.empty() ? "" : "; " + p.kind);
+  } else {
+    t = p.errorType + (p.frame.empty() ? "" : " at " + p.frame) + (p.message.empty() ? "" : ": " + p.message);
+  }
+  if (t.size() > 160) t = t.substr(0, 157) + "...";
+  for (auto &ch : t)
+    if (ch == '|' || ch == '\n') ch = ' ';
+  return t;
+}
+
+} // namespace
+
+std::vector<RootCause> groupByRootCause(const std::vector<FiledReport> &reports) {
+  std::vector<RootCause> out;
+  std::map<std::string, size_t> index;
+  for (const auto &r : reports) {
+    std::string sig = r.meta.value("signature", "");
+    SignatureParts parts = parseSignature(sig);
+    std::string key = rootCauseOf(sig);
+    auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) {
+      RootCause g;
+      g.key = key;
+      g.parts = parts;
+      out.push_back(g);
+    }
+    RootCause &g = out[it->second];
+    g.reports.push_back(fs::path(r.dir).filename().string());
+    const std::string &system = parts.system;
+    if (std::find(g.systems.begin(), g.systems.end(), system) == g.systems.end()) g.systems.push_back(system);
+    g.hits += r.meta.value("hits", int64_t{0});
+    g.open |= r.meta.value("status", "open") == "open";
+  }
+  std::stable_sort(out.begin(), out.end(), [](const RootCause &a, const RootCause &b) { return a.hits > b.hits; });
+  return out;
+}
+
 std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
   std::ostringstream md;
   int open = 0, fixed = 0;
@@ -95,11 +143,43 @@ std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
     fixed += s == "fixed";
   }
   md << "# vmapfuzz reports\n\n" << reports.size() << " filed: " << open << " open, " << fixed << " fixed.\n\n";
-  md << "| status | verdict | hits | title | folder |\n| --- | --- | --- | --- | --- |\n";
-  for (const auto &r : reports)
+  // Triage first: hits per root cause, a root cause met in several modes being one row.
+  auto causes = groupByRootCause(reports);
+  md << "## Hits per root cause\n\n" << causes.size() << " root cause(s) in " << reports.size() << " report(s).\n\n";
+  md << "| hits | verdict | root cause | modes | reports | open |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto &g : causes) {
+    std::string systems, folders;
+    for (auto x : g.systems) { // "eager|cpu" -> "eager (cpu)": a '|' would end the table cell
+      if (auto bar = x.find('|'); bar != std::string::npos) x = x.substr(0, bar) + " (" + x.substr(bar + 1) + ")";
+      systems += (systems.empty() ? "" : ", ") + x;
+    }
+    for (const auto &x : g.reports) folders += (folders.empty() ? "" : ", ") + ("`" + x + "`");
+    md << "| " << g.hits << " | " << g.parts.verdict << " | " << rootCauseText(g.parts) << " | " << systems << " | "
+       << folders << " | " << (g.open ? "yes" : "no") << " |\n";
+  }
+  md << "\n## Reports\n\n";
+  // Each report's nearest other root cause: a pair alike at 75% or more is worth a look (one
+  // root cause filed twice?).
+  std::vector<std::pair<std::string, std::string>> filed;
+  std::vector<std::string> causeOf; // each report's root cause, computed once
+  for (const auto &r : reports) {
+    filed.emplace_back(fs::path(r.dir).filename().string(), r.meta.value("signature", ""));
+    causeOf.push_back(rootCauseOf(filed.back().second));
+  }
+  md << "| status | verdict | hits | title | folder | closest other report |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto &r = reports[i];
+    std::string sig = filed[i].second, closest;
+    std::vector<std::pair<std::string, std::string>> others;
+    for (size_t k = 0; k < filed.size(); ++k)
+      if (causeOf[k] != causeOf[i]) others.push_back(filed[k]);
+    if (auto c = closestReports(sig, others, 1, 0.5); !c.empty())
+      closest = "`" + c[0].report + "` (" + std::to_string(static_cast<int>(c[0].score * 100 + 0.5)) + "% alike" +
+                (c[0].score >= 0.75 ? ", worth a look" : "") + ")";
     md << "| " << r.meta.value("status", "open") << " | " << r.meta.value("verdict", "?") << " | "
        << r.meta.value("hits", 0) << " | " << r.meta.value("title", "") << " | `" << fs::path(r.dir).filename().string()
-       << "` |\n";
+       << "` | " << closest << " |\n";
+  }
   return md.str();
 }
 

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/report/triage.h"
+
 namespace vf {
 
 struct FiledReport {
@@ -23,6 +25,19 @@ std::vector<FiledReport> loadReports(const std::string &dir);
 int recheckReports(std::vector<FiledReport> &reports, const std::string &python, const std::string &torchVersion,
                    std::ostream &log);
 
+/// Filed reports that are one root cause (triage.h: the signature without mode and device).
+struct RootCause {
+  std::string key;                  ///< rootCauseOf(signature)
+  SignatureParts parts;             ///< of the first report's signature
+  std::vector<std::string> reports; ///< folder names
+  std::vector<std::string> systems; ///< "eager|cpu", ... where it was filed from
+  int64_t hits = 0;                 ///< summed over its reports
+  bool open = false;                ///< some report of it is still open
+};
+/// Groups reports per root cause, the most hit first.
+std::vector<RootCause> groupByRootCause(const std::vector<FiledReport> &reports);
+
+/// The Markdown summary: hits per root cause, then one row per report.
 std::string reportsMarkdown(const std::vector<FiledReport> &reports);
 /// Text escaped for an XML attribute or element; control characters XML 1.0 forbids are dropped.
 std::string xmlEscape(const std::string &s);

@@ -13,8 +13,11 @@
 #include "harness/backends/exec_config.h"
 #include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
+#include "harness/report/triage.h"
+#include "ir/differentiable.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
+#include "oracles/reference.h"
 
 namespace fs = std::filesystem;
 
@@ -108,6 +111,8 @@ void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) 
 std::string title(const Case &c, const CaseResult &r) {
   std::string list = constructList(c);
   std::string what = list.empty() ? "torch.vmap" : "torch.vmap of torch." + list.substr(0, list.find_first_of("-,"));
+  if (r.verdict == Verdict::Mismatch && execOfSystem(r.system).gradient())
+    return "the gradients of " + what + " differ from those of running each example alone";
   if (r.verdict == Verdict::Mismatch) return what + " returns a different result than running each example alone";
   if (r.verdict == Verdict::BatchedError) return what + " raises " + r.errorType + " where each example alone runs";
   if (r.verdict == Verdict::Crash) return what + " kills the process (" + r.summary + ")";
@@ -117,7 +122,7 @@ std::string title(const Case &c, const CaseResult &r) {
 }
 
 std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string &reproduceLine,
-                           const nlohmann::json &env, const Signature &sig) {
+                           const nlohmann::json &env, const Signature &sig, const std::vector<Closeness> &closest) {
   std::ostringstream md;
   md << "# " << title(c, r) << "\n\n";
   md << "## What happens\n\n";
@@ -127,20 +132,36 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
        << ". The " << differenceKind(r, false) << " of " << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs")
        << " differ.\n\n";
   if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
+  // A gradient mode's outputs are the gradients of the floating inputs, named by input.
+  const bool grad = execOfSystem(r.system).gradient();
+  auto item = [&](size_t i) {
+    auto gin = gradInputs(c.program);
+    return grad && i < gin.size() ? "gradient of x" + std::to_string(c.program.body.params[gin[i]].id) : "output " + std::to_string(i);
+  };
+  if (grad) {
+    md << "Mode `" << r.system << "`: " << execOfSystem(r.system).modeName()
+       << " computes the gradients of the floating inputs of the batched program (a vector-Jacobian product with random "
+          "cotangents, in repro.py); they should equal those of running each example alone under plain autograd.\n\n";
+  }
   if (r.verdict == Verdict::Mismatch) {
     md << "The batched result differs from the per-example result: " << r.summary << ".\n\n";
-    for (size_t i = 0; i < r.actual.size(); ++i) md << "- batched output " << i << ": `" << describeTensor(r.actual[i]) << "`\n";
+    for (size_t i = 0; i < r.actual.size(); ++i) md << "- batched " << item(i) << ": `" << describeTensor(r.actual[i]) << "`\n";
   } else if (!r.errorType.empty()) {
     md << "The batched run raises `" << r.errorType << "`:\n\n```\n" << errorGist(r.errorMessage) << "\n```\n";
   } else {
     md << r.summary << "\n";
   }
   if (!r.elsewhere.empty()) md << "\n**Where it shows:** " << r.elsewhere << "\n";
-  md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
-        "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
-  for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected output " << i << ": `" << describeTensor(r.expected[i]) << "`\n";
+  if (grad)
+    md << "\n## What should happen\n\nThe gradients of `torch.vmap(program)(*inputs)` (with the cotangents in repro.py) should "
+          "equal those of running `program` on each example alone and stacking the results (`vjp_of(per_example)` in the "
+          "script below), which runs fine:\n\n";
+  else
+    md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
+          "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
+  for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected " << item(i) << ": `" << describeTensor(r.expected[i]) << "`\n";
   md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
-     << emitModule(c, execOfSystem(r.system).api) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
+     << emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
      << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
   md << "## Environment\n\n";
   for (auto it = env.begin(); it != env.end(); ++it)
@@ -148,6 +169,13 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
   for (const auto &p : preloadsOf(env))
     md << "- preloaded before the case (`--preload`; repro.py runs it from `preload/`): `" << p.path << "`, sha256 `"
        << p.sha256 << "`\n";
+  if (!closest.empty()) {
+    // Triage: a new signature, but maybe a relative of a filed one (the same frame, another message).
+    md << "\n## Closest filed reports\n\nThis signature is new. The filed reports nearest to it:\n\n";
+    for (const auto &c : closest)
+      md << "- `" << c.report << "` (" << static_cast<int>(c.score * 100 + 0.5) << "% alike): shares " << c.shares
+         << (c.differs.empty() ? "" : "; differs: " + c.differs) << "\n";
+  }
   md << "\nFound and shrunk by vmapfuzz. The case in its text format is `case.vf`.\n";
   return md.str();
 }
@@ -185,11 +213,15 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     return hit;
   }
   rec.isNew = true;
+  std::vector<std::pair<std::string, std::string>> filed;
+  for (const auto &[k, other] : seen_)
+    if (!other.dir.empty() && k != sig) filed.emplace_back(fs::path(other.dir).filename().string(), k);
+  std::vector<Closeness> closest = closestReports(sig, filed);
   std::string name = std::string(verdictName(r.verdict)) + "-" + hex8(sig);
   rec.dir = dir_ + "/" + name;
   fs::create_directories(rec.dir);
   writeFileAtomic(rec.dir + "/case.vf", printCase(c));
-  writeFileAtomic(rec.dir + "/program.py", emitModule(c, execOfSystem(r.system).api));
+  writeFileAtomic(rec.dir + "/program.py", emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad));
   std::ostringstream head;
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
@@ -200,6 +232,11 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     ro.again = c;
     ro.again->spec.levels[0].size = r.againBatchSize;
     ro.againInputs = makeInputs(*ro.again);
+  }
+  if (ro.exec.gradient()) { // the cotangents the runner drew: from the case and its reference outputs
+    auto cotangents = [](const Case &k) { return makeCotangents(k, runReference(k, makeInputs(k)).outputs); };
+    ro.cotangents = cotangents(c);
+    if (ro.again) ro.againCotangents = cotangents(*ro.again);
   }
   writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
   // The environment of this finding: the campaign's, with the mode and device that found it.
@@ -213,6 +250,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
   if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
+  for (const auto &c : closest) res << "closest filed: " << c.report << " (shares " << c.shares << ")\n";
   for (const auto &p : ro.preloads) res << "preload: " << p.path << " sha256 " << p.sha256 << "\n";
   res << "\n";
   res << "expected (each example alone, reference interpreter):\n";
@@ -226,7 +264,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     res << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
   }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
-  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full));
+  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));
   nlohmann::json meta = {{"signature", sig},
                          {"verdict", std::string(verdictName(r.verdict))},
                          {"title", title(c, r)},
@@ -246,6 +284,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     meta["ablation_runs"] = full.probes;
   }
   if (!full.frame.empty()) meta["raised_at"] = full.frame;
+  for (const auto &c : closest)
+    meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
   writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
   if (!opt_.corpusDir.empty()) {
     fs::create_directories(opt_.corpusDir);

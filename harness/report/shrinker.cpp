@@ -100,7 +100,7 @@ std::vector<Case> inlineRegions(const Case &c) {
     auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
       Stmt s = b.stmts[si];
       // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
-      if ((s.op != "cond" && s.op != "switch") || s.regions.size() <= static_cast<size_t>(which)) return false;
+      if (s.regions.empty() || constructOf(s).selector.empty() || s.regions.size() <= static_cast<size_t>(which)) return false;
       Block r = s.regions[which];
       std::map<ValueId, ValueId> m;
       // cond's operands follow the predicate.
@@ -123,7 +123,7 @@ std::vector<Case> inlineRegions(const Case &c) {
 std::vector<Case> dropLoops(const Case &c) {
   return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
     const Stmt &s = b.stmts[si];
-    if (s.op != "while_loop") return false;
+    if (s.regions.empty() || constructOf(s).kind != ConstructKind::WhileLoop) return false;
     std::map<ValueId, ValueId> m;
     for (size_t i = 0; i < s.results.size(); ++i) m[s.results[i].id] = s.args[i];
     b.stmts.erase(b.stmts.begin() + si);
@@ -163,7 +163,7 @@ std::vector<Case> dropOutputs(const Case &c) {
   countUses(c.program.body, uses);
   auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
     Stmt &s = b.stmts[si];
-    if ((s.op != "cond" && s.op != "switch") || s.results.size() < 2) return false;
+    if (s.regions.empty() || constructOf(s).selector.empty() || s.results.size() < 2) return false;
     for (size_t i = 0; i < s.results.size(); ++i)
       if (uses[s.results[i].id] == 0) {
         s.results.erase(s.results.begin() + i);
@@ -379,21 +379,34 @@ Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, 
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;
   Case cur = start;
+  // Each pass is applied until none of its candidates still fails, then the next pass; rounds
+  // over the pass list repeat until a whole round changes nothing, so the result is 1-minimal
+  // under every pass. After a success a pass goes on from the candidate that succeeded: the
+  // ones before it failed to reproduce on the bigger case, and are tried again last (a rotation,
+  // not a skip) rather than first. This avoids re-running the failed candidates of every
+  // earlier pass after each accepted step.
   bool progress = true;
   while (progress && st.attempts < maxAttempts) {
     progress = false;
     for (Pass pass : passes) {
-      for (Case &cand : pass(cur)) {
-        if (caseWeight(cand) >= caseWeight(cur) || !validateCase(cand).empty()) continue;
-        if (st.attempts >= maxAttempts) break;
-        ++st.attempts;
-        if (!fails(cand)) continue;
-        ++st.accepted;
-        cur = std::move(cand);
-        progress = true;
-        break; // re-run the pass list on the smaller case
+      size_t from = 0;
+      for (bool accepted = true; accepted && st.attempts < maxAttempts;) {
+        accepted = false;
+        std::vector<Case> cands = pass(cur);
+        for (size_t k = 0; k < cands.size(); ++k) {
+          size_t i = (from + k) % cands.size();
+          Case &cand = cands[i];
+          if (caseWeight(cand) >= caseWeight(cur) || !validateCase(cand).empty()) continue;
+          if (st.attempts >= maxAttempts) break;
+          ++st.attempts;
+          if (!fails(cand)) continue;
+          ++st.accepted;
+          cur = std::move(cand);
+          accepted = progress = true;
+          from = i;
+          break;
+        }
       }
-      if (progress) break;
     }
   }
   return cur;

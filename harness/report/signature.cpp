@@ -45,7 +45,8 @@ std::string differenceKind(const CaseResult &r, bool withOutputs) {
     std::string k;
     if (e.sizes() != a.sizes()) k = "shape";
     else if (e.scalar_type() != a.scalar_type()) k = "dtype";
-    else if (!compareOutputs({e}, {a}).equal) k = "values";
+    else if (!compareOutputs({e}, {a}, i < r.tolerances.size() ? std::vector<Tolerance>{r.tolerances[i]} : std::vector<Tolerance>{}).equal)
+      k = "values";
     if (k.empty()) continue;
     kinds.insert(k);
     ++differing;

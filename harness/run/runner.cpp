@@ -7,6 +7,7 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
+#include "ir/differentiable.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
 
@@ -25,7 +26,7 @@ bool saysUnsupported(const Outcome &o) {
       "There is no vmap rule|NotImplementedError.*Vmap|doesn't support vmap|"
       // A higher-order op without a functorch_table entry for vmap fails its lookup.
       // (a direct call raises the KeyError itself: "KeyError: <TransformType.Vmap: 1>").
-      "KeyError(\\(|: )<TransformType\\.Vmap",
+      "KeyError(\\(|: )<TransformType\\.(Vmap|Grad|Jvp)",
       std::regex::icase);
   return std::regex_search(o.errorType + ": " + o.errorMessage, re);
 }
@@ -47,11 +48,21 @@ Prepared Runner::prepare(const Case &c) const {
   p.inputs = makeInputs(c);
   p.reference = runReference(c, p.inputs, {opt_.float64Reference});
   p.seconds = since(t0);
+  if (backend_.grad() != Grad::None) addGradients(c, p, opt_);
   return p;
 }
 
-CaseResult Runner::run(const Case &c, const Prepared &prep) {
+CaseResult Runner::run(const Case &c, const Prepared &given) {
   auto t0 = std::chrono::steady_clock::now();
+  // A gradient mode compares the gradients of the floating inputs (a VJP with the case's
+  // cotangents) instead of the outputs; the reference's VJP is added when another mode prepared.
+  const bool grad = backend_.grad() != Grad::None;
+  std::optional<Prepared> withGrad;
+  if (grad && !given.vjp) {
+    withGrad = given;
+    addGradients(c, *withGrad, opt_);
+  }
+  const Prepared &prep = withGrad ? *withGrad : given;
   CaseResult r;
   r.system = backend_.name();
   auto account = [&r](const Outcome &o) {
@@ -61,13 +72,37 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     r.workerSeconds += o.workerSeconds;
     r.workerRssKb = std::max(r.workerRssKb, o.workerRssKb);
   };
-  auto compare = [&r](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+  // Each output's tolerance follows the precision it was computed in (ir/precision.h).
+  auto tolerancesOf = [&c, grad](const std::vector<at::Tensor> &expected) {
+    if (!grad) return outputTolerances(c.program);
+    std::vector<Tolerance> t;
+    for (const auto &e : expected) t.push_back(gradientTolerance(e.scalar_type(), c.program));
+    return t;
+  };
+  auto compare = [&r, &c, grad, &tolerancesOf](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
     auto tc = std::chrono::steady_clock::now();
-    Comparison cmp = compareOutputs(a, b);
+    Comparison cmp = compareOutputs(a, b, tolerancesOf(a));
+    if (grad && !cmp.equal) cmp.detail = gradientDetail(c, cmp.detail, a, b);
     r.compareSeconds += since(tc);
     return cmp;
   };
-  const auto &inputs = prep.inputs;
+  // What the system is given, and what it must return: in a gradient mode the cotangents follow
+  // the inputs, and the gradients are expected.
+  auto systemInputs = [grad](const Prepared &p) {
+    std::vector<at::Tensor> in = p.inputs;
+    if (grad) in.insert(in.end(), p.cotangents.begin(), p.cotangents.end());
+    return in;
+  };
+  auto expectedOf = [grad](const Prepared &p) -> const std::vector<at::Tensor> & {
+    return grad ? p.vjp->gradients : p.reference.outputs;
+  };
+  // Where a comparison, a kink or a non-finite reference gradient makes a difference unreliable.
+  auto boundaryOf = [grad](const Prepared &p) {
+    double m = p.reference.minMargin;
+    if (grad) m = std::min({m, p.vjp->minMargin, p.vjp->minKink, p.vjp->finite ? 1e300 : 0.0});
+    return m;
+  };
+  const auto inputs = systemInputs(prep);
   const RefResult &ref = prep.reference;
   r.referenceSeconds = prep.seconds;
   auto finish = [&](Verdict v, std::string summary) {
@@ -82,10 +117,16 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
                                            firstLine(o.errorMessage));
   };
   if (!ref.error.empty()) return finish(Verdict::Invalid, "the reference interpreter rejects the program: " + firstLine(ref.error));
-  r.expected = ref.outputs;
+  if (grad && gradInputs(c.program).empty()) return finish(Verdict::Invalid, "no floating input: no gradient to compare");
+  if (grad && !prep.vjp->error.empty())
+    return finish(Verdict::Invalid, "the reference's autograd rejects the program: " + firstLine(prep.vjp->error));
+  r.expected = expectedOf(prep);
+  r.tolerances = tolerancesOf(r.expected);
   // A comparison near its boundary only matters when the results differ: then rounding may
-  // have flipped it, and the case is discarded rather than reported.
-  bool nearBoundary = ref.minMargin < kAmbiguityMargin;
+  // have flipped it, and the case is discarded rather than reported. In a gradient mode, so
+  // does an op's argument next to a point where it has no derivative, or a reference gradient
+  // that is not finite.
+  bool nearBoundary = boundaryOf(prep) < kAmbiguityMargin;
 
   // A compiled function is called a second time at another batch size: its guards must
   // recompile or generalise, never return a stale result.
@@ -99,7 +140,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   }
   // A precompile mode's results come from a fresh process that loaded the saved artifact.
   const std::string loaded = execOfSystem(backend_.name()).precompile ? "after save/load: " : "";
-  Outcome b = again ? backend_.runTwice(c, inputs, *again, againPrep.inputs) : backend_.run(c, inputs, RunMode::Batched);
+  Outcome b = again ? backend_.runTwice(c, inputs, *again, systemInputs(againPrep)) : backend_.run(c, inputs, RunMode::Batched);
   account(b);
   r.errorType = b.errorType;
   r.errorMessage = b.errorMessage;
@@ -111,24 +152,24 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
   if (b.status == Outcome::Status::Oom) return finish(Verdict::Oom, b.errorMessage.empty() ? b.errorType : firstLine(b.errorMessage));
   if (b.status == Outcome::Status::Ok) {
-    Comparison cmp = compare(ref.outputs, b.outputs);
+    Comparison cmp = compare(expectedOf(prep), b.outputs);
     if (cmp.equal && again) {
       // The first call was right; now the second, at the other batch size.
-      Comparison cmp2 = compare(againPrep.reference.outputs, b.againOutputs);
+      Comparison cmp2 = compare(expectedOf(againPrep), b.againOutputs);
       if (cmp2.equal) return finish(Verdict::Pass, "");
       r.againBatchSize = again->spec.levels[0].size;
-      r.expected = againPrep.reference.outputs;
+      r.expected = expectedOf(againPrep);
       r.actual = b.againOutputs;
       std::string where = "called again at batch size " + std::to_string(r.againBatchSize) + " (first " +
                           std::to_string(c.spec.levels[0].size) + "), the compiled function ";
-      if (againPrep.reference.minMargin < kAmbiguityMargin)
+      if (boundaryOf(againPrep) < kAmbiguityMargin)
         return finish(Verdict::Ambiguous, where + "differs near a decision boundary: " + cmp2.detail);
       return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
     }
     if (cmp.equal) return finish(Verdict::Pass, "");
     if (nearBoundary)
-      return finish(Verdict::Ambiguous, "results differ, but a comparison was within " + std::to_string(ref.minMargin) +
-                                            " of its boundary: " + cmp.detail);
+      return finish(Verdict::Ambiguous, "results differ, but a comparison" + std::string(grad ? ", a kink or a non-finite gradient" : "") +
+                                            " was within " + std::to_string(boundaryOf(prep)) + " of its boundary: " + cmp.detail);
     // Before calling it a bug, the system's own per-example run must agree with our reference:
     // otherwise the emitter or the reference is wrong, not torch's batching.
     Outcome u = backend_.run(c, inputs, RunMode::PerExample);
@@ -136,7 +177,7 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
     if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
     if (u.status != Outcome::Status::Ok)
       return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
-    Comparison self = compare(ref.outputs, u.outputs);
+    Comparison self = compare(expectedOf(prep), u.outputs);
     if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
     return finish(Verdict::Mismatch, loaded + cmp.detail);
   }
@@ -144,9 +185,10 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   const Case &failed = again && b.failedCall == 1 ? *again : c;
   if (&failed != &c) {
     r.againBatchSize = failed.spec.levels[0].size;
-    r.expected = againPrep.reference.outputs;
+    r.expected = expectedOf(againPrep);
   }
-  Outcome u = backend_.run(failed, &failed == &c ? inputs : againPrep.inputs, RunMode::PerExample);
+  const auto failedInputs = &failed == &c ? inputs : systemInputs(againPrep);
+  Outcome u = backend_.run(failed, failedInputs, RunMode::PerExample);
   account(u);
   if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
   if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang || u.status == Outcome::Status::Oom)
@@ -154,8 +196,20 @@ CaseResult Runner::run(const Case &c, const Prepared &prep) {
   if (u.status == Outcome::Status::Error)
     return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
   if (!b.afterSaveLoad && saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
+  if (backend_.grad() == Grad::VmapOf) {
+    // Per-sample gradients need the function transform to handle the program at all: where
+    // torch.func.vjp fails on each example alone (no vmap), the composition is unsupported by
+    // this torch, not a batching bug.
+    Outcome f = backend_.run(failed, failedInputs, RunMode::PerExampleFunc);
+    account(f);
+    if (f.status == Outcome::Status::Error)
+      return finish(Verdict::Unsupported, "torch.func.vjp fails on each example alone too (no vmap): " + f.errorType + ": " +
+                                              firstLine(f.errorMessage));
+  }
   std::string prefix = b.afterSaveLoad ? "after save/load: " : "";
   prefix += r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
+  if (grad)
+    if (std::string pass = gradientPassOf(b.traceback); !pass.empty()) prefix += pass + ": ";
   return finish(Verdict::BatchedError, prefix + b.errorType + ": " + firstLine(b.errorMessage));
 }
 

@@ -1,10 +1,12 @@
 #pragma once
+#include <optional>
 /// Runs one case on the reference and on a backend, and classifies the result. The only place
 /// that executes a case and decides its verdict.
 #include "harness/backends/backend.h"
 #include "harness/run/verdict.h"
 #include "ir/program.h"
 #include "oracles/reference.h"
+#include "oracles/reference_grad.h"
 
 namespace vf {
 
@@ -17,7 +19,26 @@ struct Prepared {
   std::vector<at::Tensor> inputs;
   RefResult reference;
   double seconds = 0;
+  /// Gradient modes: the cotangents (generators/data.h makeCotangents) and the reference's VJP
+  /// with them. Filled by a gradient mode's prepare, or by its run when another mode prepared.
+  std::vector<at::Tensor> cotangents;
+  std::optional<RefVjp> vjp;
 };
+
+/// `p` with its cotangents and the reference's VJP (unchanged when it has them already).
+void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt);
+
+/// Which pass of a gradient mode's run raised, from its Python traceback: "the forward pass
+/// raises" (the batched program itself: a forward bug, which the forward modes meet too), "the
+/// backward pass raises", or "" when the traceback does not say (python_grad.cpp runs each pass
+/// in a function of its own name).
+std::string gradientPassOf(const std::string &traceback);
+
+/// A gradient comparison's detail with "output K" named as what it is, the gradient of input xN
+/// (the K-th floating input of `c`), and the examples of the outer vmap level whose gradient
+/// differs.
+std::string gradientDetail(const Case &c, const std::string &detail, const std::vector<at::Tensor> &expected,
+                           const std::vector<at::Tensor> &actual);
 
 /// The same program at another outer batch size: what a compiled function is called with next.
 Case atAnotherBatchSize(const Case &c);

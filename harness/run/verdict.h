@@ -6,6 +6,8 @@
 
 #include <ATen/ATen.h>
 
+#include "oracles/compare.h"
+
 namespace vf {
 
 enum class Verdict {
@@ -39,6 +41,9 @@ struct CaseResult {
   std::string summary;            ///< one line: what differed, or the error
   std::string errorType, errorMessage, traceback;
   std::vector<at::Tensor> expected, actual;
+  /// The tolerance each expected tensor was compared with (oracles/compare.h): the precision
+  /// each output was computed in. Empty when the run never got to compare.
+  std::vector<Tolerance> tolerances;
   double referenceSeconds = 0, systemSeconds = 0, totalSeconds = 0;
   std::string system = "eager|cpu"; ///< the backend's name: mode and device
   /// Non-zero when the failure is in a compiled function's second call, at this batch size.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "generators/policy.h"
+#include "ir/constructs.h"
 
 using namespace vf;
 
@@ -66,4 +67,13 @@ TEST(Policy, AllowedDTypesFallBackToFloat32) {
   EXPECT_EQ(allowedDTypes(p), std::vector<DType>{DType::f32});
   p.dtypeMask = 127;
   EXPECT_EQ(allowedDTypes(p), p.dtypes);
+}
+
+// The construct registry names each construct's weight knob; the campaign turns a construct off
+// with it (--gen KNOB_weight=0) when no mode can batch it.
+TEST(Policy, EveryConstructsKnobIsAWeightField) {
+  for (const auto &d : constructRegistry()) {
+    GenPolicy p;
+    EXPECT_EQ(setPolicyField(p, d.knob + "_weight", 0), "") << d.name;
+  }
 }

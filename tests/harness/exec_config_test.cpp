@@ -105,3 +105,21 @@ TEST(ExecConfig, AReproCompilesAndCallsAgainAsItsFindingDid) {
   EXPECT_EQ(plain.find("torch.compile"), std::string::npos);
   EXPECT_EQ(plain.find("set_default_device"), std::string::npos);
 }
+
+TEST(ExecConfig, GradientModesAreSuffixesOfEveryMode) {
+  auto g = parseMode("compile-inductor-dynamic+grad");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->grad, Grad::OfVmap);
+  EXPECT_EQ(g->compiler, "inductor");
+  EXPECT_TRUE(*g->dynamic);
+  EXPECT_EQ(parseMode("direct+vmap-grad")->grad, Grad::VmapOf);
+  EXPECT_TRUE(parseMode("direct+vmap-grad")->direct());
+  EXPECT_EQ(parseMode("eager")->grad, Grad::None);
+  EXPECT_FALSE(parseMode("eager+jvp"));
+  EXPECT_FALSE(parseMode("+grad"));
+  // A forward request is what it was: no "grad" key at all.
+  EXPECT_FALSE(parseMode("eager")->toJson().contains("grad"));
+  EXPECT_EQ(parseMode("eager+grad")->toJson()["grad"], "of-vmap");
+  EXPECT_EQ(execOfSystem("direct+grad|cpu").grad, Grad::OfVmap);
+  EXPECT_EQ(replayFlagOf("eager+vmap-grad|cpu"), " --mode eager+vmap-grad");
+}

@@ -137,3 +137,35 @@ TEST(LibtorchVmap, ForcingABatchDimAddsTheMissingLevelOnly) {
   });
   EXPECT_TRUE(at::allclose(out[0], (x * 2).unsqueeze(1).expand({3, 2, 4})));
 }
+
+TEST(LibtorchBackend, AFloat32SumCastToFloat64IsJudgedInFloat32) {
+  // Found by fuzz_case: the batched sum over a dim-(-1)-batched input adds in another order than
+  // the per-example one, and to_f64 keeps the float32 difference (~1e-7 relative). The output is
+  // float64, but it is known to float32 precision only: comparing it with float64's tolerance
+  // called a rounding difference a mismatch.
+  Case c = parseCase(R"(vmap size=7 in_dims=(-3,-1,None) out_dims=(0,3) chunk_size=7 randomness=different
+data_seed 3735391041
+func(%0: bf16[2,4,4], %1: f32[2,4,4], %2: i64[2,4,4]) {
+  %3: f32[] = sum_all(%1)
+  %4: f32[] = scan(%3, %0, %1) {ncarry=1, reverse=false} [
+    (%5: f32[], %6: bf16[4,4], %7: f32[4,4]) {
+      %8: bf16[4,2] = split(%6) {dim=-1, size=2, index=1}
+      yield %5
+    }
+  ]
+  %9: f32[] = mul(%3, %3)
+  %10: f32[2] = stack(%9, %3) {dim=0}
+  %11: f64[] = to_f64(%4)
+  return %11, %1
+}
+)");
+  LibtorchBackend backend;
+  Runner runner(backend);
+  CaseResult r = runner.run(c);
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
+  ASSERT_EQ(r.tolerances.size(), 2u);
+  EXPECT_EQ(r.tolerances[0].atol, toleranceFor(at::kFloat).atol);
+  // The same outputs under float64's own tolerance differ: the test would catch the old rule.
+  EXPECT_FALSE(compareOutputs(r.expected, r.actual, {toleranceFor(at::kDouble), toleranceFor(at::kFloat)}).equal)
+      << "the batched and per-example sums agree exactly now: pick another data_seed";
+}

@@ -2,6 +2,8 @@
 // each construct's regions receive and what it gives back.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "ir/constructs.h"
 #include "ir/text.h"
 #include "ir/validate.h"
@@ -31,6 +33,29 @@ TEST(Constructs, AreExactlyTheFour) {
   for (const auto &n : constructNames()) EXPECT_TRUE(isConstruct(n));
   EXPECT_FALSE(isConstruct("add"));
   EXPECT_FALSE(isConstruct("Cond"));
+}
+
+TEST(Constructs, TheRegistryHasOneEntryPerKindFoundByName) {
+  std::set<ConstructKind> kinds;
+  for (const auto &d : constructRegistry()) {
+    EXPECT_TRUE(kinds.insert(d.kind).second) << d.name << ": a kind registered twice";
+    EXPECT_EQ(findConstruct(d.name), &d);
+    EXPECT_EQ(&constructDef(d.kind), &d);
+    EXPECT_FALSE(d.knob.empty()) << d.name;
+    EXPECT_FALSE(d.directImport.empty()) << d.name;
+    EXPECT_NE(d.directHelper.find("def _" + d.name + "("), std::string::npos) << d.name << "'s direct helper";
+    // A selector picks one region: its coverage feature is named, and only then.
+    EXPECT_EQ(d.selector.empty(), d.selectorFeature.empty()) << d.name;
+  }
+  EXPECT_EQ(findConstruct("add"), nullptr);
+  EXPECT_EQ(constructDef(ConstructKind::WhileLoop).knob, "while");
+  EXPECT_EQ(constructDef(ConstructKind::Cond).selector, "predicate");
+  EXPECT_EQ(constructDef(ConstructKind::Switch).selector, "index");
+  EXPECT_EQ(constructDef(ConstructKind::Cond).regionName(1), "else-branch");
+  EXPECT_EQ(constructDef(ConstructKind::Switch).regionName(2), "branch 2");
+  Stmt s = stmt("scan", 1);
+  EXPECT_EQ(constructOf(s).kind, ConstructKind::Scan);
+  EXPECT_THROW(constructOf(stmt("add", 0)), std::logic_error);
 }
 
 TEST(Constructs, CondBranchesGetTheOperandsAndGiveTheirYields) {

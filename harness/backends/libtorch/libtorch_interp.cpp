@@ -53,14 +53,17 @@ private:
     Tensors a;
     for (auto v : s.args) a.push_back(env_.at(v));
     Tensors res;
-    if (s.op == "cond") res = cond(s, a, mask);
-    else if (s.op == "switch") res = switchStmt(s, a, mask);
-    else if (s.op == "while_loop") res = whileLoop(s, a, mask);
-    else if (s.op == "scan") res = scan(s, a, mask);
-    else {
+    if (s.regions.empty()) {
       EvalCtx ctx;
       ctx.measureMargins = false;
       res.push_back(findOp(s.op)->eval(a, s.attrs, ctx));
+    } else {
+      switch (constructOf(s).kind) {
+      case ConstructKind::Cond: res = cond(s, a, mask); break;
+      case ConstructKind::Switch: res = switchStmt(s, a, mask); break;
+      case ConstructKind::WhileLoop: res = whileLoop(s, a, mask); break;
+      case ConstructKind::Scan: res = scan(s, a, mask); break;
+      }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {
       at::Tensor t = res.at(i);

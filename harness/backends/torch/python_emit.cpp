@@ -1,4 +1,5 @@
 #include "harness/backends/torch/python_emit.h"
+#include "harness/backends/torch/python_grad.h"
 
 #include <charconv>
 #include <functional>
@@ -7,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "ir/constructs.h"
+#include "ir/differentiable.h"
 #include "ir/op_registry.h"
 #include "ir/scalar_type.h"
 #include "oracles/compare.h"
@@ -173,8 +176,9 @@ private:
       os << pad << results[0] << " = " << emitPython(*op, args, s.attrs) << "\n";
       return;
     }
-    bool selects = s.op == "cond" || s.op == "switch";
-    size_t firstOperand = selects && !(s.op == "cond" && s.attrs.find("pred")) ? 1 : 0;
+    // The operands start after a selector (cond's predicate, switch's index), unless cond's
+    // predicate is a Python bool attribute.
+    size_t firstOperand = !constructOf(s).selector.empty() && !s.attrs.find("pred") ? 1 : 0;
     std::vector<ValueId> renamed = unalias(os, s, firstOperand, args, indent);
     std::vector<std::string> lifted;
     if (direct_) {
@@ -192,14 +196,17 @@ private:
                  const std::vector<std::string> &args, const std::string &tag) {
     std::string pad(indent, ' ');
     auto tupleOr = [](const std::vector<std::string> &xs) { return xs.empty() ? std::string("()") : tupleText(xs); };
-    if (s.op == "cond") {
+    switch (constructOf(s).kind) {
+    case ConstructKind::Cond: {
       function(os, "true_fn_" + tag, s.regions[0], indent);
       function(os, "false_fn_" + tag, s.regions[1], indent);
       bool pythonBool = s.attrs.find("pred") != nullptr;
       std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
       os << pad << unpackTarget(results) << " = torch.cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag
          << ", " << tupleOr({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
-    } else if (s.op == "switch") {
+      break;
+    }
+    case ConstructKind::Switch: {
       std::vector<std::string> names;
       for (size_t k = 0; k < s.regions.size(); ++k) {
         names.push_back("branch_" + tag + "_" + std::to_string(k));
@@ -207,12 +214,16 @@ private:
       }
       os << pad << unpackTarget(results) << " = switch(" << args[0] << ", " << tupleText(names) << ", "
          << tupleOr({args.begin() + 1, args.end()}) << ")\n";
-    } else if (s.op == "while_loop") {
+      break;
+    }
+    case ConstructKind::WhileLoop: {
       function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single);
       function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size());
       os << pad << unpackTarget(results) << " = torch.while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
          << tupleText(contiguous(args)) << ")\n";
-    } else if (s.op == "scan") {
+      break;
+    }
+    case ConstructKind::Scan: {
       size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
       const Block &r = s.regions[0];
       std::vector<std::string> carries, xs;
@@ -225,6 +236,8 @@ private:
       os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
          << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+      break;
+    }
     }
   }
   /// Direct mode: the same regions as functions that take their captured values as trailing
@@ -237,14 +250,17 @@ private:
       xs.insert(xs.end(), lifted.begin(), lifted.end());
       return xs.empty() ? std::string("()") : tupleText(xs);
     };
-    if (s.op == "cond") {
+    switch (constructOf(s).kind) {
+    case ConstructKind::Cond: {
       function(os, "true_fn_" + tag, s.regions[0], indent, Ret::Tuple, 0, lifted);
       function(os, "false_fn_" + tag, s.regions[1], indent, Ret::Tuple, 0, lifted);
       bool pythonBool = s.attrs.find("pred") != nullptr;
       std::string pred = pythonBool ? (s.attrs.getBool("pred") ? "True" : "False") : args[0];
       os << pad << unpackTarget(results) << " = _cond(" << pred << ", true_fn_" << tag << ", false_fn_" << tag << ", "
          << withLifted({args.begin() + (pythonBool ? 0 : 1), args.end()}) << ")\n";
-    } else if (s.op == "switch") {
+      break;
+    }
+    case ConstructKind::Switch: {
       std::vector<std::string> names;
       for (size_t k = 0; k < s.regions.size(); ++k) {
         names.push_back("branch_" + tag + "_" + std::to_string(k));
@@ -252,18 +268,24 @@ private:
       }
       os << pad << unpackTarget(results) << " = _switch(" << args[0] << ", " << tupleText(names) << ", "
          << withLifted({args.begin() + 1, args.end()}) << ")\n";
-    } else if (s.op == "while_loop") {
+      break;
+    }
+    case ConstructKind::WhileLoop: {
       function(os, "cond_fn_" + tag, s.regions[0], indent, Ret::Single, 0, lifted);
       function(os, "body_fn_" + tag, s.regions[1], indent, Ret::Tuple, s.regions[1].yields.size(), lifted);
       os << pad << unpackTarget(results) << " = _while_loop(cond_fn_" << tag << ", body_fn_" << tag << ", "
          << tupleText(contiguous(args)) << ", " << withLifted({}) << ")\n";
-    } else if (s.op == "scan") {
+      break;
+    }
+    case ConstructKind::Scan: {
       size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
       // combine_fn(*carries, *x_slices, *lifted) -> (*next_carries, *ys): the flat form scan_op takes.
       function(os, "combine_fn_" + tag, s.regions[0], indent, Ret::Tuple, k, lifted);
       os << pad << unpackTarget(results) << " = _scan(combine_fn_" << tag << ", "
          << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
          << ", " << withLifted({}) << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+      break;
+    }
     }
   }
 };
@@ -297,13 +319,18 @@ std::string pyFloat(double d) {
   return std::string(buf, e);
 }
 
-/// The comparator's tolerance table (oracles/compare.h) as a Python dict: dtype -> (rtol, atol).
-std::string pyToleranceDict() {
-  std::string d;
-  for (const auto &[type, tol] : toleranceTable())
-    d += (d.empty() ? "" : ", ") + std::string(torchDTypeName(fromScalarType(type))) + ": (" + pyFloat(tol.rtol) + ", " +
-         pyFloat(tol.atol) + ")";
-  return "{" + d + "}";
+/// The comparator's tolerances for what the repro compares (oracles/compare.h), as a Python
+/// list of (rtol, atol): one per output, or per gradient in a gradient mode.
+std::string pyTolerances(const Case &c, bool grad) {
+  std::vector<Tolerance> tols;
+  if (grad)
+    for (size_t i : gradInputs(c.program))
+      tols.push_back(gradientTolerance(toScalarType(c.program.body.params[i].type.dtype), c.program));
+  else
+    tols = outputTolerances(c.program);
+  std::string l;
+  for (const auto &t : tols) l += (l.empty() ? "(" : ", (") + pyFloat(t.rtol) + ", " + pyFloat(t.atol) + ")";
+  return "[" + l + "]";
 }
 
 std::string tensorLiteral(const at::Tensor &t) {
@@ -340,7 +367,7 @@ std::string tensorLiteral(const at::Tensor &t) {
 /// `layout_inputs(x0, ...)`: the contiguous inputs re-made in the case's layouts (same values,
 /// other strides and storage offsets), for the worker and repro.py to call before `batched`.
 /// Empty when every input is contiguous.
-std::string layoutFunction(const Case &c) {
+std::string layoutFunction(const Case &c, bool passRest) {
   if (c.spec.layouts.empty()) return "";
   std::ostringstream os;
   std::vector<std::string> params, made;
@@ -368,60 +395,31 @@ std::string layoutFunction(const Case &c) {
         "    return torch.full((x.numel() + 3,), 77, dtype=x.dtype)[3:].view(x.shape).copy_(x)\n\n\n";
   std::string plist;
   for (size_t i = 0; i < params.size(); ++i) plist += (i ? ", " : "") + params[i];
+  if (passRest) { // a gradient mode's cotangents follow the inputs, contiguous
+    os << "def layout_inputs(" << plist << ", *rest):\n";
+    os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides (the rest as they are).\"\"\"\n";
+    os << "    return " << tupleText(made) << " + rest\n\n\n";
+    return os.str();
+  }
   os << "def layout_inputs(" << plist << "):\n";
   os << "    \"\"\"The inputs in the case's memory layouts: same values, other strides.\"\"\"\n";
   os << "    return " << tupleText(made) << "\n\n\n";
   return os.str();
 }
 
-/// Direct mode's helpers: each does what the public wrapper does before it calls the op (the
-/// eager short-cut for a Python-bool predicate, the index clamp, reverse as flips), then calls
-/// the op itself. torch.cond's own input checks (a one-element predicate, tensor operands) are
-/// left out on purpose: a valid program always passes them at the top level, and inside a
-/// region the public path does not make them either (under dynamo, torch.cond goes straight to
-/// cond_op), so checking there would report failures the public API never shows.
-/// Only the helpers of the constructs a program uses are emitted, so a torch without one of
-/// the ops fails only the programs that need it.
+/// Direct mode's helpers (the registry's `directHelper`). torch.cond's own input checks (a
+/// one-element predicate, tensor operands) are left out on purpose: a valid program always
+/// passes them at the top level, and inside a region the public path does not make them either
+/// (under dynamo, torch.cond goes straight to cond_op), so checking there would report failures
+/// the public API never shows. Only the helpers of the constructs a program uses are emitted,
+/// so a torch without one of the ops fails only the programs that need it.
 std::string directPrelude(const std::set<std::string> &used) {
   std::ostringstream os;
-  if (used.count("cond"))
-    os << "from torch._higher_order_ops.cond import cond_op\n";
-  if (used.count("switch"))
-    os << "from torch._higher_order_ops.switch import switch_op\n";
-  if (used.count("while_loop"))
-    os << "from torch._higher_order_ops.while_loop import while_loop_op\n";
-  if (used.count("scan"))
-    os << "from torch._higher_order_ops.scan import scan_op\n";
+  for (const auto &d : constructRegistry())
+    if (used.count(d.name)) os << d.directImport << "\n";
   os << "\n\n";
-  if (used.count("cond"))
-    os << "def _cond(pred, true_fn, false_fn, operands):\n"
-          "    \"\"\"torch.cond without dynamo: a Python bool runs its branch eagerly (as torch.cond does).\"\"\"\n"
-          "    if isinstance(pred, bool):\n"
-          "        return (true_fn if pred else false_fn)(*operands)\n"
-          "    return cond_op(pred, true_fn, false_fn, tuple(operands))\n\n\n";
-  if (used.count("switch"))
-    os << "def _switch(index, branches, operands):\n"
-          "    \"\"\"switch without dynamo: the index is clamped into range, as switch() does.\"\"\"\n"
-          "    if len(branches) == 1:\n"
-          "        return branches[0](*operands)\n"
-          "    return switch_op(index.clamp(0, len(branches) - 1), tuple(branches), tuple(operands))\n\n\n";
-  if (used.count("while_loop"))
-    os << "def _while_loop(cond_fn, body_fn, carries, additional_inputs):\n"
-          "    \"\"\"torch.while_loop without dynamo: cond_fn and body_fn take (*carries, *additional_inputs).\"\"\"\n"
-          "    return while_loop_op(cond_fn, body_fn, tuple(carries), tuple(additional_inputs))\n\n\n";
-  if (used.count("scan"))
-    os << "def _scan(combine_fn, init, xs, additional_inputs, reverse):\n"
-          "    \"\"\"scan without dynamo: scan_op always runs forward over dim 0, so reverse flips the xs\n"
-          "    before and the ys after, as scan() does. Returns (*final_carries, *stacked_ys).\"\"\"\n"
-          "    if not init:\n"
-          "        raise RuntimeError(\"scan() operator requires init leaves.\")\n"
-          "    if reverse:\n"
-          "        xs = [x.flip([0]) for x in xs]\n"
-          "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs))\n"
-          "    carries, ys = tuple(out[:len(init)]), tuple(out[len(init):])\n"
-          "    if reverse:\n"
-          "        ys = tuple(y.flip([0]) for y in ys)\n"
-          "    return carries + ys\n\n\n";
+  for (const auto &d : constructRegistry())
+    if (used.count(d.name)) os << d.directHelper << "\n\n";
   return os.str();
 }
 
@@ -439,16 +437,16 @@ std::string pyString(const std::string &s) {
 
 std::string emitProgram(const Program &p, Api api) { return Emitter(p, api).program(p); }
 
-std::string emitModule(const Case &c, Api api) {
+std::string emitModule(const Case &c, Api api, Grad grad) {
   std::ostringstream os;
   std::set<std::string> used;
   usedConstructs(c.program.body, used);
   os << "import torch\n";
   if (api == Api::Direct) os << directPrelude(used);
   else {
-    // switch and scan are not exported under torch.* yet.
-    if (used.count("switch")) os << "from torch._higher_order_ops.switch import switch\n";
-    if (used.count("scan")) os << "from torch._higher_order_ops.scan import scan\n";
+    // Those not exported under torch.* yet (switch, scan).
+    for (const auto &d : constructRegistry())
+      if (used.count(d.name) && !d.publicImport.empty()) os << d.publicImport << "\n";
   }
   os << "\n\n" << emitProgram(c.program, api) << "\n\n";
   // batched: vmap levels from the innermost out.
@@ -460,7 +458,7 @@ std::string emitModule(const Case &c, Api api) {
     expr += ")";
   }
   os << "batched = " << expr << "\n\n\n";
-  os << layoutFunction(c);
+  os << layoutFunction(c, grad != Grad::None);
   // per_example: one Python loop per level, innermost first.
   std::vector<std::string> params;
   for (const auto &d : c.program.body.params) params.push_back("x" + std::to_string(d.id));
@@ -483,6 +481,7 @@ std::string emitModule(const Case &c, Api api) {
     os << "    outs = [" << inner << "(" << call << ") for b in range(" << size << ")]\n";
     os << "    return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), " << outDims(l) << "))\n\n\n";
   }
+  os << gradFunctions(c, grad);
   return os.str();
 }
 
@@ -564,17 +563,22 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << "#!/usr/bin/env python3\n";
   std::istringstream hc(headerComment);
   for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
-  os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
-  os << preloadBlock(opt.preloads);
-  os << emitModule(c, opt.exec.api);
   const ExecConfig &ex = opt.exec;
+  const bool grad = ex.gradient();
+  if (grad)
+    os << "# Exits 1 while the gradients of torch.vmap's result (a vector-Jacobian product with the cotangents\n"
+          "# below) disagree with those of running each example alone under plain autograd, 0 once they agree.\n";
+  else os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
+  os << preloadBlock(opt.preloads);
+  os << emitModule(c, opt.exec.api, ex.grad);
   if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
+  const std::string compiledFn = ex.grad == Grad::VmapOf ? "batched_vjp" : "batched";
   if (ex.compiled() && !ex.precompile) {
-    os << "batched = torch.compile(batched, backend=" << pyString(ex.compiler);
+    os << compiledFn << " = torch.compile(" << compiledFn << ", backend=" << pyString(ex.compiler);
     if (ex.dynamic) os << ", dynamic=" << (*ex.dynamic ? "True" : "False");
     os << ")\n";
   }
-  auto inputBlock = [&](const std::vector<at::Tensor> &ts, const std::string &prefix) {
+  auto inputBlock = [&](const std::vector<at::Tensor> &ts, const std::string &prefix, const std::vector<at::Tensor> &cts) {
     std::vector<std::string> names;
     for (size_t i = 0; i < ts.size(); ++i) {
       std::string nm = prefix + std::to_string(c.program.body.params[i].id);
@@ -585,31 +589,51 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
     for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
     // The case's memory layouts: the same values with other strides and offsets.
     if (!c.spec.layouts.empty()) os << args << (names.size() == 1 ? "," : "") << " = layout_inputs(" << args << ")\n";
+    for (size_t j = 0; j < cts.size(); ++j) { // a gradient mode's cotangents, one per floating output
+      std::string nm = prefix + "_cotangent" + std::to_string(j);
+      os << nm << " = " << tensorLiteral(cts[j]) << "\n";
+      args += (args.empty() ? "" : ", ") + nm;
+    }
     return args;
   };
   os << "\n";
-  std::vector<std::pair<std::string, std::string>> calls = {{inputBlock(inputs, "x"), "the batched run"}};
+  std::vector<std::pair<std::string, std::string>> calls = {{inputBlock(inputs, "x", opt.cotangents), "the batched run"}};
   if (opt.again) {
     os << "# The same program at batch size " << opt.again->spec.levels[0].size
        << ": the compiled function must recompile or generalise.\n";
-    calls.push_back({inputBlock(opt.againInputs, "y"), "the second call (batch size " +
+    calls.push_back({inputBlock(opt.againInputs, "y", opt.againCotangents), "the second call (batch size " +
                                                           std::to_string(opt.again->spec.levels[0].size) + ")"});
   }
+  // The comparator's own tolerances: the repro judges the case as the campaign did.
+  os << "\n\n# (rtol, atol) per " << (grad ? "gradient" : "output")
+     << ": its dtype's, or the looser one of the least precise dtype it was computed through\n";
+  os << "TOLERANCES = " << pyTolerances(c, grad) << "\n";
   os << "\n\ndef check(args, what):\n";
-  os << "    expected = per_example(*args)\n";
-  os << "    try:\n        actual = " << (ex.precompile ? "loaded" : "batched") << "(*args)\n";
+  if (grad) {
+    // Both sides with plain torch: the per-example loop under autograd, and the batched VJP.
+    std::vector<std::string> names;
+    for (size_t i : gradInputs(c.program)) names.push_back(pyString("x" + std::to_string(c.program.body.params[i].id)));
+    os << "    names = " << tupleText(names) << "  # the inputs that take a gradient\n";
+    os << "    expected = vjp_of(per_example)(*args)\n";
+    os << "    try:\n        actual = " << (ex.grad == Grad::VmapOf ? "batched_vjp(*args)" : "vjp_of(batched)(*args)") << "\n";
+  } else {
+    os << "    expected = per_example(*args)\n";
+    os << "    try:\n        actual = " << (ex.precompile ? "loaded" : "batched") << "(*args)\n";
+  }
   os << "    except Exception as e:\n";
   os << "        print(f\"FAIL: {what} raised {type(e).__name__}: {e}\")\n        return False\n";
   os << "    ok = len(actual) == len(expected)\n";
   os << "    if not ok:\n        print(f\"FAIL: {what} gave {len(actual)} outputs, expected {len(expected)}\")\n";
   os << "    for i, (a, e) in enumerate(zip(actual, expected)):\n";
-  // The comparator's own tolerances: the repro judges the case as the campaign did.
-  os << "        rtol, atol = " << pyToleranceDict() << ".get(e.dtype, (0, 0))\n";
+  os << "        rtol, atol = TOLERANCES[i]\n";
   os << "        try:\n";
   os << "            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)\n";
   os << "        except AssertionError as err:\n";
   os << "            ok = False\n";
-  os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
+  if (grad)
+    os << "            print(f\"FAIL: the gradient of {names[i]} in {what} differs from the per-example autograd loop's:\\n{err}\")\n";
+  else
+    os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
   os << "    return ok\n\n\n";
   if (ex.precompile) os << precompileBlock(calls, ex);
   os << "ok = True\n";

@@ -17,13 +17,17 @@ std::string pyString(const std::string &s);
 /// `def program(x0, x1): ...` with control flow as torch.cond and nested functions; with
 /// Api::Direct, as calls of the higher-order ops themselves (see directPrelude in the .cpp).
 std::string emitProgram(const Program &p, Api api = Api::Public);
-/// The full module the worker executes: imports, program, batched, per_example.
-std::string emitModule(const Case &c, Api api = Api::Public);
+/// The full module the worker executes: imports, program, batched, per_example; in a gradient
+/// mode also the gradient functions (python_grad.h), and `layout_inputs` passes the cotangents
+/// after the inputs through unchanged.
+std::string emitModule(const Case &c, Api api = Api::Public, Grad grad = Grad::None);
 struct ReproOptions {
   ExecConfig exec;                  ///< compile `batched` and pick the default device as the finding's mode did
   std::optional<Case> again;        ///< a second call at another batch size (guards of a compiled function)
   std::vector<at::Tensor> againInputs;
   std::vector<Preload> preloads;    ///< run first, as the worker did (--preload)
+  /// Gradient modes (exec.grad): the cotangents of the case's VJP (and of the second call).
+  std::vector<at::Tensor> cotangents, againCotangents;
 };
 
 /// A standalone script: the module, the inputs as literals, and a check that exits non-zero

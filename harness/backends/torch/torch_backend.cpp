@@ -71,8 +71,9 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   auto tEmit = std::chrono::steady_clock::now();
-  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec_.api)},
-                        {"mode", mode == RunMode::Batched ? "batched" : "unbatched"}, {"exec", exec_.toJson()}};
+  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec_.api, exec_.grad)},
+                        {"mode", mode == RunMode::Batched ? "batched" : mode == RunMode::PerExample ? "unbatched" : "unbatched-func"},
+                        {"exec", exec_.toJson()}};
   if (worker_->coverage()) req["coverage"] = worker_->coverageNewOnly() ? nlohmann::json("new") : nlohmann::json(true);
   req["tensors"] = nlohmann::json::array();
   req["calls"] = nlohmann::json::array();

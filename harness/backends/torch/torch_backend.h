@@ -19,6 +19,7 @@ public:
   std::string name() const override { return exec_.modeName() + "|" + deviceLabel_; }
   Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) override;
   bool checksRecompiles() const override { return exec_.compiled(); }
+  Grad grad() const override { return exec_.grad; }
   Outcome runTwice(const Case &c, const std::vector<at::Tensor> &inputs, const Case &again,
                    const std::vector<at::Tensor> &againInputs) override;
 

@@ -21,7 +21,7 @@ using namespace vf;
 
 namespace {
 
-// The table the worker sends for tests/harness/data/toy_cov.py (pinned by the e2e test).
+// The table the worker sends for tests/e2e/data/toy_cov.py (pinned by the e2e test).
 const char *kToyTable = R"({"toy_cov.py": [
   {"name": "pick", "first": 2, "lines": [3, 4, 6, 7], "branches": [[3, 4, 6]], "first_branch": 0},
   {"name": "never", "first": 10, "lines": [11], "branches": [], "first_branch": 1},

@@ -104,6 +104,14 @@ TEST(ErrorSignature, NormalisesWhatVariesBetweenHitsOfOneBug) {
   EXPECT_EQ(normaliseMessage("in true_fn_12 at 0x7f3725126672"), normaliseMessage("in false_fn_3 at 0x55f6225bce0e"));
   EXPECT_EQ(normaliseMessage("got sizes [1, 2, 1] for the mapped dimension"), normaliseMessage("got sizes [3, 5] for the mapped dimension"));
   EXPECT_EQ(normaliseMessage("l_args_0_ has shape (2, 3)"), normaliseMessage("l_args_1_closure_3_cell_contents has shape (4, 5)"));
+  // A list of classes, one per argument: its order and length vary, its set of classes not.
+  const std::string fake = "<class 'torch._subclasses.fake_tensor.FakeTensor'>", sym = "<class 'torch.SymInt'>",
+                    plain = "<class 'torch.Tensor'>";
+  EXPECT_EQ(normaliseMessage("Cond inputs must be a list of tensors, got [" + plain + ", " + fake + ", " + sym + "]"),
+            normaliseMessage("Cond inputs must be a list of tensors, got [" + fake + ", " + fake + ", " + sym + ", " + plain + "]"));
+  EXPECT_NE(normaliseMessage("Cond inputs must be a list of tensors, got [" + fake + ", " + sym + "]"),
+            normaliseMessage("Cond inputs must be a list of tensors, got [" + fake + ", " + plain + "]"));
+  EXPECT_EQ(normaliseMessage("got [" + plain + ", " + sym + "]"), "got [classes: torch.SymInt torch.Tensor]");
   // Different bugs stay apart.
   EXPECT_NE(normaliseMessage("Index tensor must have the same number of dimensions as src tensor"),
             normaliseMessage("Dimension is out of range (expected to be in range of [-1, 0], but got [-1]"));
@@ -114,6 +122,20 @@ TEST(ErrorSignature, TheFrameThatRaisedIt) {
   EXPECT_EQ(raisingFrame(kUncapturedTraceback, true), "utils/_pytree.py:unflatten");
   EXPECT_EQ(raisingFrame(kCppTraceback, false), ""); // raised in C++: the Python line is a call
   EXPECT_EQ(raisingFrame("", false), "");           // libtorch backend: no Python traceback
+  // fx's GraphModule.__call__ re-raises what ATen raised: a re-raise is no raising frame, so the
+  // bug has the signature it has without fx in between.
+  const std::string viaFx =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/fx/graph_module.py\", line 514, in __call__\n"
+      "    raise e\n"
+      "RuntimeError: The size of tensor a (13) must match the size of tensor b (2) at non-singleton dimension 1\n";
+  EXPECT_EQ(raisingFrame(viaFx, false), "");
+  std::string withTraceback = viaFx;
+  withTraceback.replace(withTraceback.find("raise e\n"), 8, "raise e.with_traceback(None)  # noqa: B904\n");
+  EXPECT_EQ(raisingFrame(withTraceback, false), "");
+  std::string fresh = viaFx;
+  fresh.replace(fresh.find("raise e\n"), 8, "raise RuntimeError(msg)\n");
+  EXPECT_EQ(raisingFrame(fresh, false), "fx/graph_module.py:__call__");
   // The frames make two errors with one message two signatures.
   EXPECT_NE(errorSignature("ValueError", "x", kPythonRaise), errorSignature("ValueError", "x", ""));
 }

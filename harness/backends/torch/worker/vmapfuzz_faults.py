@@ -189,6 +189,52 @@ def cond_unbatched_pred_inputs_unbatched():
                      "true_fn = torch.vmap(true_fn, in_dims=in_dims[:1] + (None,) * (len(in_dims) - 1))")
 
 
+# ---- autograd of batched control flow (the gradient modes: --mode MODE+grad) -------------------
+# Each leaves the forward values alone and breaks only what the backward pass sees, and only
+# under vmap (a per-example run's backward is untouched), so only a gradient mode finds them.
+# Their docstrings start with "Gradient modes only:" (kGradientFaultMarker in selftest.h): a
+# gradient mode's selftest plants these by default, any other mode the rest.
+
+
+def cond_batched_pred_false_grad_dropped():
+    """Gradient modes only: with a batched predicate, no gradient reaches false_fn's operands. cond_batch_rule
+    selects false_fn's result detached from the autograd graph (the forward is unchanged), as a
+    batching rule that lowers cond to select but treats the untaken-looking branch as a constant
+    would. Only a gradient mode, with a batched predicate and a false branch that depends on a
+    floating input, shows it."""
+    from torch._higher_order_ops.cond import cond_op
+
+    _mutate_hop_rule(cond_op, "torch._higher_order_ops.cond", "cond_batch_rule",
+                     "return torch.where(p, t[0], f[0])",
+                     "return torch.where(p, t[0], f[0].detach())")
+
+
+def cond_unbatched_pred_operand_detached():
+    """Gradient modes only: under vmap, cond with an unbatched predicate drops its first operand's
+    gradient. With a predicate not batched at this level, cond_batch_rule hands its first operand to
+    cond_op detached from the autograd graph (the forward is unchanged): the backward of cond
+    under vmap drops that operand's cotangent, as a rule that unwraps operands without their
+    autograd history would. Only a gradient mode, with an unbatched predicate whose first
+    operand depends on a floating input, shows it."""
+    from torch._higher_order_ops.cond import cond_op
+
+    _mutate_hop_rule(cond_op, "torch._higher_order_ops.cond", "cond_batch_rule",
+                     "result = cond_op(pred, true_fn, false_fn, tensors)",
+                     "result = cond_op(pred, true_fn, false_fn, (tensors[0].detach(),) + tuple(tensors[1:]))")
+
+
+def scan_batched_operands_detached():
+    """Gradient modes only: no gradient reaches a batched operand of scan under vmap. scan_batch_rule
+    moves each batched operand's batch dim to the end on a detached copy (the
+    forward is unchanged), so no gradient reaches a batched init, xs or captured value of a
+    scan under vmap. Only a gradient mode shows it."""
+    from torch._higher_order_ops.scan import scan_op
+
+    _mutate_hop_rule(scan_op, _SCAN, "scan_batch_rule",
+                     "lambda x, bdim: x.movedim(bdim, -1) if bdim is not None else x,",
+                     "lambda x, bdim: x.detach().movedim(bdim, -1) if bdim is not None else x,")
+
+
 # ---- vmap front end (torch._functorch.vmap) -----------------------------------------------------
 
 _VMAP = "torch._functorch.vmap"
@@ -390,6 +436,9 @@ FAULTS = {
     "aten-sum-negative-dim": aten_sum_negative_dim,
     "aten-where-no-logical-pad": aten_where_no_logical_pad,
     "aten-select-negative-index": aten_select_negative_index,
+    "cond-batched-pred-false-grad-dropped": cond_batched_pred_false_grad_dropped,
+    "cond-unbatched-pred-operand-detached": cond_unbatched_pred_operand_detached,
+    "scan-batched-operands-detached": scan_batched_operands_detached,
 }
 
 

@@ -5,9 +5,10 @@ Protocol (version 2), over stdin/stdout, one request then one response:
   frame   := u64le header_len, header (UTF-8 JSON), then one raw blob per tensor in
              header["tensors"], each numel * itemsize bytes, C-contiguous, little endian.
   request := {"v": 2, "op": "hello"}
-           | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched",
+           | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched" | "unbatched-func",
               "exec": {"device": "cpu" | "cuda", "compile": null | "eager" | "aot_eager" | "inductor",
                        "dynamic": null | true | false, "api": "public" | "direct",
+                       "grad": absent | "of-vmap" | "vmap-of",
                        "precompile": bool (optional: vmapfuzz_precompile.py)},
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
@@ -23,6 +24,12 @@ executable lines and branches) or "coverage_error"; a batched run request with "
 gets "cov", the lines and branch edges of those files that its calls reached ("coverage": "new":
 only those this process never reported before, which saves restart_events; optional fields:
 the protocol version is unchanged).
+Gradient modes ("grad" in "exec", optional: absent means forward values): the tensors of each
+call are the inputs, then one cotangent per floating output, and the reply's tensors are the
+gradients of the floating inputs. "of-vmap": `vjp_of(batched)` (`batched` compiled first when
+"compile" is set); "vmap-of": `batched_vjp` (torch.vmap of torch.func.vjp); "unbatched" runs
+`vjp_of(per_example)` (plain autograd, each example alone) in both, and "unbatched-func" (vmap-of
+only) `per_example_func_vjp` (torch.func.vjp on each example, Python loops instead of vmap).
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
 memory layouts (the tensors arrive contiguous). The function is compiled once per request (when "compile" is
@@ -47,6 +54,15 @@ import struct
 import sys
 import time
 import traceback
+
+_WORKER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _traceback():
+    """The current exception's traceback, its last 4000 characters, with this worker's own
+    files named without the directory they run from: reports must not name a machine's paths."""
+    return traceback.format_exc().replace(_WORKER_DIR, "vmapfuzz-worker/")[-4000:]
+
 
 PROTOCOL_VERSION = 2
 
@@ -117,7 +133,7 @@ def _run_preloads(paths):
         except BaseException as e:  # SystemExit too: a preload must not end the worker silently
             return done, {"type": "PreloadError", "kind": "preload",
                           "message": f"--preload {path} failed: {type(e).__name__}: {e}"[:4000],
-                          "traceback": traceback.format_exc()[-4000:]}
+                          "traceback": _traceback()}
         done.append({"path": path, "sha256": digest})
     return done, None
 
@@ -153,6 +169,23 @@ def _precompiled(torch, source, inputs, calls, ex, preloads):
                                                         os.path.dirname(os.path.abspath(__file__))))
         return done[0][call]
 
+    return fn
+
+
+def _entry_point(ns, mode, ex, torch):
+    """The function a request calls: the batched program or each example alone, compiled when
+    asked, and in a gradient mode its vector-Jacobian product (see the protocol above)."""
+    grad = ex.get("grad")
+    if mode == "unbatched-func":
+        return ns["per_example_func_vjp"]
+    if grad == "vmap-of" and mode == "batched":
+        fn = ns["batched_vjp"]
+    else:
+        fn = ns["batched"] if mode == "batched" else ns["per_example"]
+    if ex.get("compile"):
+        fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
+    if grad == "of-vmap" or (grad and mode != "batched"):
+        fn = ns["vjp_of"](fn)
     return fn
 
 
@@ -295,11 +328,9 @@ def main():
                 torch.set_default_device(device)
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
-            fn = ns["batched"] if req["mode"] == "batched" else ns["per_example"]
+            fn = _entry_point(ns, req["mode"], ex, torch)
             if ex.get("precompile") and req["mode"] == "batched":
                 fn = _precompiled(torch, req["source"], inputs, calls, ex, preload_paths)
-            elif ex.get("compile"):
-                fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
             metas_out, counts, at = [], [], 0
             recording = cov is not None and req.get("coverage") and req["mode"] == "batched"
             if recording:
@@ -336,7 +367,7 @@ def main():
                 reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e) or leaks,
                              error={"type": type(e).__module__ + "." + type(e).__qualname__
                                     if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
-                                    "message": str(e)[:4000], "traceback": traceback.format_exc()[-4000:],
+                                    "message": str(e)[:4000], "traceback": _traceback(),
                                     "call": call, "oom": oom, "stage": stage})
         finally:
             if recording:

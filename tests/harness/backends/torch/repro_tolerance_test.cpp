@@ -16,39 +16,49 @@ using namespace vf;
 
 namespace {
 
-/// The `{torch.X: (rtol, atol), ...}` dict of the repro's check, by dtype name.
-std::map<std::string, Tolerance> emittedTolerances(const std::string &repro) {
+/// The `TOLERANCES = [(rtol, atol), ...]` list of a repro.
+std::vector<Tolerance> emittedTolerances(const std::string &repro) {
   std::smatch m;
-  EXPECT_TRUE(std::regex_search(repro, m, std::regex(R"(rtol, atol = \{([^}]*)\}\.get\(e\.dtype, \(0, 0\)\))")))
-      << "no tolerance dict in:\n" << repro;
-  std::map<std::string, Tolerance> out;
-  std::string dict = m.size() > 1 ? m[1].str() : "";
-  std::regex entry(R"((torch\.\w+): \(([^,]+), ([^)]+)\))");
-  for (auto it = std::sregex_iterator(dict.begin(), dict.end(), entry); it != std::sregex_iterator(); ++it)
-    out[(*it)[1].str()] = {std::strtod((*it)[2].str().c_str(), nullptr), std::strtod((*it)[3].str().c_str(), nullptr)};
+  EXPECT_TRUE(std::regex_search(repro, m, std::regex(R"(\nTOLERANCES = \[([^\]]*)\]\n)"))) << "no tolerance list in:\n" << repro;
+  std::vector<Tolerance> out;
+  std::string list = m.size() > 1 ? m[1].str() : "";
+  std::regex entry(R"(\(([^,]+), ([^)]+)\))");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), entry); it != std::sregex_iterator(); ++it)
+    out.push_back({std::strtod((*it)[1].str().c_str(), nullptr), std::strtod((*it)[2].str().c_str(), nullptr)});
   return out;
 }
 
 } // namespace
 
-TEST(ReproTolerance, IsTheComparatorsTableForEveryDtype) {
-  Case c = parseCase("vmap size=2 in_dims=(0) out_dims=(0)\nfunc(%0: f32[3]) {\n  %1: f32[3] = neg(%0)\n  return %1\n}\n");
+TEST(ReproTolerance, IsTheComparatorsForEveryOutput) {
+  // One output of every dtype, and a float64 output computed in float32 (a sum cast up), which
+  // the comparator judges with float32's tolerance.
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,0,0,0,0) out_dims=(0,0,0,0,0,0,0,0)
+func(%0: f32[3], %1: f64[3], %2: f16[3], %3: bf16[3], %6: i64[3]) {
+  %4: f32[] = sum_all(%0)
+  %5: f64[] = to_f64(%4)
+  %7: bool[3] = gt(%1, %1)
+  return %0, %1, %2, %3, %5, %6, %7, %1
+}
+)");
   std::string repro = emitRepro(c, makeInputs(c), "# test");
   auto emitted = emittedTolerances(repro);
-  ASSERT_EQ(emitted.size(), toleranceTable().size()) << repro;
-  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16, DType::i64, DType::i32, DType::b8}) {
-    Tolerance want = toleranceFor(toScalarType(d));
-    auto it = emitted.find(std::string(torchDTypeName(d)));
-    if (want.rtol == 0 && want.atol == 0) {
-      // Compared exactly: the dict's default.
-      EXPECT_EQ(it, emitted.end()) << torchDTypeName(d);
-      continue;
-    }
-    ASSERT_NE(it, emitted.end()) << torchDTypeName(d) << " missing from the repro's tolerances";
-    EXPECT_EQ(it->second.rtol, want.rtol) << torchDTypeName(d);
-    EXPECT_EQ(it->second.atol, want.atol) << torchDTypeName(d);
+  auto want = outputTolerances(c.program);
+  ASSERT_EQ(emitted.size(), want.size()) << repro;
+  ASSERT_EQ(want.size(), 8u);
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(emitted[i].rtol, want[i].rtol) << "output " << i;
+    EXPECT_EQ(emitted[i].atol, want[i].atol) << "output " << i;
   }
-  // float32 as the comparator has it (the repro once used 1e-4 for both).
-  EXPECT_EQ(emitted["torch.float32"].atol, 1e-5);
+  // Each dtype's own tolerance where the output was computed in it.
+  const DType own[] = {DType::f32, DType::f64, DType::f16, DType::bf16};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(want[i].atol, toleranceFor(toScalarType(own[i])).atol) << i;
+  EXPECT_EQ(want[1].atol, 1e-12);
+  // The float64 sum of a float32 one: float32's tolerance, not float64's.
+  EXPECT_EQ(want[4].atol, toleranceFor(at::kFloat).atol);
+  EXPECT_EQ(want[4].rtol, toleranceFor(at::kFloat).rtol);
+  // Integers and bools: exact.
+  EXPECT_EQ(want[5].atol, 0);
+  EXPECT_EQ(want[6].rtol, 0);
   EXPECT_NE(repro.find("assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)"), std::string::npos);
 }

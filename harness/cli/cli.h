@@ -1,0 +1,57 @@
+#pragma once
+/// The vmapfuzz command line: one CLI11 subcommand per command, each flag declared once (name,
+/// help, default, check) next to the field it fills, so usage, parsing and defaults come from one
+/// declaration, as libFuzzer's FlagsDef does. Adding a flag is one `flag(...)` line in its
+/// command's file (or in flags.cpp when several commands share it).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace vf::cli {
+
+/// Exit codes, one meaning each.
+enum Exit { kClean = 0, kFound = 1, kUsage = 2, kEnvironment = 3, kInternal = 4 };
+
+/// Bad usage or bad input: exit kUsage with the message.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// What a command does once its flags are parsed; returns its exit code.
+using Run = std::function<int()>;
+
+/// The vmapfuzz app and the run of each of its commands.
+class Cli {
+public:
+  Cli();
+
+  /// Declares command `name` (`args`: its positional arguments in the usage line; `about`: one
+  /// line for the command list; `details`: printed under its flags by `vmapfuzz NAME --help`).
+  CLI::App &command(const std::string &name, const std::string &args, const std::string &about,
+                    const std::string &details, Run run);
+
+  /// Parses argv and runs the command it names; every error becomes its exit code.
+  int main(int argc, char **argv);
+
+private:
+  CLI::App app_;
+  std::map<const CLI::App *, Run> runs_;
+};
+
+/// Declares `--name` on `cmd`, filling `value` (whose initial value is the default shown in help).
+template <class T> CLI::Option *flag(CLI::App &cmd, const std::string &name, T &value, const std::string &help) {
+  return cmd.add_option(name, value, help)->capture_default_str();
+}
+
+/// Declares a repeatable `--name`: every occurrence appends one value.
+CLI::Option *repeatedFlag(CLI::App &cmd, const std::string &name, std::vector<std::string> &values, const std::string &help);
+
+/// An integer in [lo, hi] (hi omitted: no upper bound), for `->check(...)`.
+CLI::Validator inRange(int64_t lo, int64_t hi = INT64_MAX);
+
+} // namespace vf::cli

@@ -1,0 +1,116 @@
+// vmapfuzz selftest: plant each fault in torch's batching rules and measure what the harness detects.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "harness/campaign/selftest.h"
+#include "harness/cli/commands.h"
+#include "harness/cli/system_flags.h"
+#include "harness/report/findings.h"
+#include "harness/report/reproduce.h"
+
+namespace vf::cli {
+
+namespace {
+
+struct SelftestFlags {
+  SystemFlags systems; ///< --fault: the faults to plant (default: all, then `none`)
+  int64_t seconds = 300;
+  int64_t cases = -1;
+  uint64_t seed = 1;
+  int64_t target = 90;
+  bool noShrink = false;
+  std::string out; ///< "": write nothing
+  bool list = false;
+};
+
+int selftest(const SelftestFlags &f) {
+  SelftestOptions opt;
+  opt.secondsPerFault = static_cast<double>(f.seconds);
+  opt.casesPerFault = f.cases;
+  opt.seed = f.seed;
+  opt.targetRate = static_cast<double>(f.target) / 100.0;
+  opt.policy = policyFrom(f.systems);
+  opt.shrink = !f.noShrink;
+  opt.genFlags = genFlagsOf(f.systems.gen);
+  std::string faultsScript = std::filesystem::path(defaultWorkerScript()).parent_path() / "vmapfuzz_faults.py";
+  auto known = listFaults(f.systems.python, faultsScript);
+  if (f.list) {
+    for (const auto &[name, doc] : known) std::cout << name << "\t" << doc << "\n";
+    return kClean;
+  }
+  auto mode = parseMode(f.systems.modes);
+  if (!mode) throw UsageError("--mode: selftest runs in one mode, got '" + f.systems.modes + "'");
+  const ExecConfig exec = *mode;
+  std::vector<std::string> faults = f.systems.faults;
+  if (faults.empty()) {
+    // A gradient mode plants the faults in the autograd of batched control flow, any other
+    // mode the rest (a gradient fault leaves forward values alone: no forward mode can see it).
+    for (const auto &k : known)
+      if (isGradientFault(k.second) == exec.gradient()) faults.push_back(k.first);
+    faults.push_back(kNoFault);
+  }
+  for (const auto &x : faults)
+    if (x != kNoFault && std::none_of(known.begin(), known.end(), [&](const auto &k) { return k.first == x; }))
+      throw UsageError("unknown fault '" + x + "' (vmapfuzz selftest --list shows them)");
+  SystemFlags clean = f.systems;
+  clean.faults.clear();
+  auto cleanBackend = startBackend(clean, std::cerr, exec);
+  BackendFactory make = [&](const std::vector<std::string> &planted) -> std::unique_ptr<Backend> {
+    SystemFlags g = clean;
+    g.faults = planted;
+    auto b = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(workerConfig(g)), exec, "cpu");
+    b->hello(); // starts the worker and plants the fault: a fault that does not plant fails here
+    return b;
+  };
+  std::cerr << "vmapfuzz selftest: " << faults.size() << " faults, " << opt.secondsPerFault << " s each, seed " << opt.seed
+            << "\n";
+  std::vector<FaultResult> results;
+  for (const auto &x : faults) results.push_back(runFaultCampaign(x, opt, make, *cleanBackend, std::cerr));
+  std::ostringstream table;
+  printSelftestTable(results, table);
+  std::cout << table.str();
+  if (!f.out.empty()) {
+    std::filesystem::create_directories(f.out);
+    writeFileAtomic(f.out + "/selftest.md", table.str());
+    for (const auto &r : results)
+      if (r.detected)
+        writeFileAtomic(f.out + "/" + r.fault + ".vf", "# " + r.verdict + " with --fault " + r.fault + ": " +
+                                                           r.summary.substr(0, 300) + "\n# found by: " + r.reproduce +
+                                                           "\n" + r.shrunkCase);
+  }
+  PhaseTimes all;
+  double wall = 0;
+  for (const auto &r : results) {
+    wall += r.seconds + r.shrinkSeconds;
+    all += r.phases;
+  }
+  all.print(std::cerr, wall);
+  return selftestTargetMet(results, opt.targetRate) ? kClean : kFound;
+}
+
+} // namespace
+
+void addSelftest(Cli &cli) {
+  auto f = std::make_shared<SelftestFlags>();
+  CLI::App &cmd = cli.command(
+      "selftest", "", "plant faults in torch's batching rules and measure what the harness detects",
+      "Plants each fault (default: all, then the control `none`; --fault NAME to choose) and runs a campaign of "
+      "--time seconds per fault; prints a table of what was detected, how fast and how small it shrank "
+      "(OUT/selftest.md, OUT/<fault>.vf). Exit 0 when at least --target % were detected and `none` found nothing. "
+      "--mode (one mode, default eager) runs every campaign in that mode: a gradient mode (eager+grad) plants the "
+      "faults in the autograd of batched control flow by default, any other mode the rest.",
+      [f] { return selftest(*f); });
+  addSystemFlags(cmd, f->systems);
+  flag(cmd, "--time", f->seconds, "seconds of campaign per fault")->check(inRange(1, 100000000));
+  flag(cmd, "--cases", f->cases, "at most this many cases per fault (-1: no limit)")->check(inRange(-1));
+  flag(cmd, "--seed", f->seed, "the campaign seed, the same for every fault");
+  flag(cmd, "--target", f->target, "percent of faults that must be detected")->check(inRange(0, 100));
+  cmd.add_flag("--no-shrink", f->noShrink, "do not shrink the detecting cases");
+  cmd.add_option("--out", f->out, "write selftest.md and each detecting case here");
+  cmd.add_flag("--list", f->list, "list the faults and exit");
+}
+
+} // namespace vf::cli

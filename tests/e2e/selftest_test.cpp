@@ -1,0 +1,93 @@
+// `vmapfuzz selftest` end to end: planted faults are detected, the control run is not, and the
+// table and exit code say so. Kept small: two fast faults and a short control run.
+#include <gtest/gtest.h>
+
+#include "tests/e2e/e2e.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/campaign/selftest.h"
+#include "ir/text.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using vf::test::kBin;
+using vf::test::sh;
+using vf::test::Shell;
+
+
+
+std::string row(const std::string &out, const std::string &fault) {
+  auto at = out.find("| " + fault + " |");
+  return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+}
+
+} // namespace
+
+TEST(Selftest, PlantedFaultsAreDetectedAndTheControlRunIsNot) {
+  fs::path out = vf::test::tempDir("out");
+  Shell r = sh(kBin + " selftest --fault vmap-negative-in-dim --fault vmap-nested-physical-batch-size --fault none"
+                      " --time 30 --cases 30 --seed 1 --target 100 --out " + out.string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(row(r.out, "vmap-negative-in-dim").rfind("| vmap-negative-in-dim | yes |", 0), 0u) << r.out;
+  EXPECT_EQ(row(r.out, "vmap-nested-physical-batch-size").rfind("| vmap-nested-physical-batch-size | yes |", 0), 0u) << r.out;
+  EXPECT_EQ(row(r.out, "none").rfind("| none | **no** |", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("2 of 2 faults detected (100 %); control run with no fault: nothing detected"), std::string::npos)
+      << r.out;
+  // Each detection leaves its shrunk case, which parses back. (That it still fails with the
+  // fault and passes without is what shrinking kept; replaying it here would cost two more
+  // torch start-ups.)
+  for (const char *f : {"vmap-negative-in-dim", "vmap-nested-physical-batch-size"}) {
+    auto vf = out / (std::string(f) + ".vf");
+    ASSERT_TRUE(fs::exists(vf)) << vf;
+    std::stringstream text;
+    text << std::ifstream(vf).rdbuf();
+    EXPECT_NO_THROW(vf::parseCase(text.str())) << text.str();
+  }
+  EXPECT_TRUE(fs::exists(out / "selftest.md"));
+  fs::remove_all(out);
+}
+
+TEST(Selftest, UnknownFaultIsAUsageError) {
+  Shell r = sh(kBin + " selftest --fault no-such-fault");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown fault 'no-such-fault'"), std::string::npos) << r.out;
+}
+
+TEST(Selftest, ListNamesEveryFaultWithWhatItMimics) {
+  Shell r = sh(kBin + " selftest --list");
+  ASSERT_EQ(r.code, 0) << r.out;
+  int n = 0;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) n += line.find('\t') != std::string::npos;
+  EXPECT_GE(n, 12) << r.out;
+}
+
+TEST(SelftestTarget, CountsRealFaultsAndFailsOnAFalseAlarm) {
+  auto res = [](const std::string &f, bool d) {
+    vf::FaultResult r;
+    r.fault = f;
+    r.detected = d;
+    return r;
+  };
+  std::vector<vf::FaultResult> rs;
+  for (int i = 0; i < 9; ++i) rs.push_back(res("f" + std::to_string(i), true));
+  rs.push_back(res("g", false));
+  rs.push_back(res(vf::kNoFault, false));
+  EXPECT_TRUE(vf::selftestTargetMet(rs, 0.9));
+  EXPECT_FALSE(vf::selftestTargetMet(rs, 0.95));
+  rs.back().detected = true; // the control run "detected" something: the harness cries wolf
+  EXPECT_FALSE(vf::selftestTargetMet(rs, 0.5));
+  std::ostringstream table;
+  vf::printSelftestTable(rs, table);
+  EXPECT_NE(table.str().find("9 of 10 faults detected (90 %); control run with no fault: DETECTED (false alarm)"),
+            std::string::npos)
+      << table.str();
+}

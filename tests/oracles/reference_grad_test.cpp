@@ -1,0 +1,79 @@
+// The reference's VJP (the gradient modes' oracle) on hand-computed cases.
+#include <gtest/gtest.h>
+
+#include "generators/data.h"
+#include "ir/differentiable.h"
+#include "ir/text.h"
+#include "oracles/compare.h"
+#include "oracles/reference_grad.h"
+
+using namespace vf;
+
+namespace {
+// if sum(x) > 0 then x * y else -x, per example; y is shared (in_dims None); n is an integer input.
+const char *kCondCase = R"(vmap size=2 in_dims=(0,None,0) out_dims=(0)
+func(%0: f32[3], %1: f32[3], %9: i64[]) {
+  %2: f32[] = sum_all(%0)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[3] = cond(%3) [
+    () {
+      %5: f32[3] = mul(%0, %1)
+      yield %5
+    }
+    () {
+      %6: f32[3] = neg(%0)
+      yield %6
+    }
+  ]
+  return %4
+}
+)";
+
+const char *kRelu = R"(vmap size=2 in_dims=(0) out_dims=(0)
+func(%0: f32[2]) {
+  %1: f32[2] = relu(%0)
+  return %1
+}
+)";
+} // namespace
+
+TEST(ReferenceVjp, MatchesAHandComputedCondPerExample) {
+  Case c = parseCase(kCondCase);
+  EXPECT_EQ(gradInputs(c.program), (std::vector<size_t>{0, 1})); // the integer input takes no gradient
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
+  auto y = at::tensor({2.0f, 0.5f, -1.0f});
+  auto n = at::tensor({int64_t{1}, int64_t{2}});
+  auto ct = at::tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}).reshape({2, 3});
+  RefVjp r = runReferenceVjp(c, {x, y, n}, {ct});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.gradients.size(), 2u);
+  // Example 0 takes x*y: d/dx = ct*y, d/dy = ct*x. Example 1 takes -x: d/dx = -ct, nothing for y.
+  auto gx = at::tensor({2.0f, 1.0f, -3.0f, -4.0f, -5.0f, -6.0f}).reshape({2, 3});
+  auto gy = at::tensor({1.0f, 4.0f, 9.0f}); // y is shared: the sum over examples (only example 0 uses it)
+  auto cmp = compareOutputs({gx, gy}, r.gradients);
+  EXPECT_TRUE(cmp.equal) << cmp.detail;
+  EXPECT_TRUE(r.finite);
+  EXPECT_GT(r.minKink, 1.0); // no op with a kink ran
+}
+
+TEST(ReferenceVjp, AnArgumentOnAKinkIsMeasured) {
+  Case c = parseCase(kRelu);
+  auto x = at::tensor({0.0f, 1.0f, -2.0f, 3.0f}).reshape({2, 2});
+  auto ct = at::ones({2, 2});
+  RefVjp r = runReferenceVjp(c, {x}, {ct});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.minKink, 0.0); // relu at 0: no derivative there
+  auto far = runReferenceVjp(c, {x + 0.5f}, {ct});
+  EXPECT_NEAR(far.minKink, 0.5 / 1.0, 1e-6);
+}
+
+TEST(ReferenceVjp, CotangentsAreDrawnFromTheDataSeedForFloatingOutputsOnly) {
+  Case c = parseCase(kCondCase);
+  c.spec.data_seed = 5;
+  auto out = std::vector<at::Tensor>{at::zeros({2, 3})};
+  auto a = makeCotangents(c, out), b = makeCotangents(c, out);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_TRUE(at::equal(a[0], b[0]));
+  c.spec.data_seed = 6;
+  EXPECT_FALSE(at::equal(a[0], makeCotangents(c, out)[0]));
+}
