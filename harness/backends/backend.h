@@ -28,6 +28,9 @@ struct Outcome {
   double systemSeconds = 0; ///< time spent inside the system under test
   std::vector<at::Tensor> againOutputs; ///< runTwice: the outputs of the second call
   int failedCall = 0;       ///< runTwice: which call raised (0 or 1)
+  /// A precompile mode: the error came from the fresh process that loaded the saved artifact
+  /// (or from saving it), after the same torch compiled and ran the program in process.
+  bool afterSaveLoad = false;
   // The harness's own share of a run (phase timing; 0 where a backend does not measure it):
   double emitSeconds = 0;      ///< turning the case into the system's input (e.g. Python source)
   double transportSeconds = 0; ///< moving the request and reply (pipes, framing)

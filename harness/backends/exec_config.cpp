@@ -28,6 +28,7 @@ std::string ExecConfig::modeName() const {
   std::string n;
   if (direct()) n = "direct";
   else if (!compiled()) n = "eager";
+  else if (precompile) n = "precompile-" + compiler;
   else {
     n = "compile-" + compiler;
     if (dynamic) n += *dynamic ? "-dynamic" : "-static";
@@ -40,6 +41,7 @@ nlohmann::json ExecConfig::toJson() const {
   if (compiled()) j["compile"] = compiler;
   if (dynamic) j["dynamic"] = *dynamic;
   j["api"] = direct() ? "direct" : "public";
+  if (precompile) j["precompile"] = true;
   // Absent for forward values: a forward request is byte-for-byte what it was.
   if (grad == Grad::OfVmap) j["grad"] = "of-vmap";
   if (grad == Grad::VmapOf) j["grad"] = "vmap-of";
@@ -68,6 +70,8 @@ const std::vector<std::string> &knownModes() {
     std::vector<std::string> m;
     for (const auto &g : gradModes())
       for (const auto &b : base) m.push_back(b + g.suffix);
+    // Precompile modes compare forward values only.
+    for (const char *c : {"eager", "aot_eager", "inductor"}) m.push_back(std::string("precompile-") + c);
     return m;
   }();
   return modes;
@@ -87,6 +91,11 @@ std::optional<ExecConfig> parseMode(const std::string &full) {
     if (name == "eager") return e;
     if (name == "direct") {
       e.api = Api::Direct;
+      return e;
+    }
+    if (name.rfind("precompile-", 0) == 0) {
+      e.precompile = true;
+      e.compiler = name.substr(11);
       return e;
     }
     std::string rest = name.substr(8); // after "compile-"

@@ -41,12 +41,16 @@ struct ExecConfig {
   /// dynamic after a recompile), true (dynamic) or false (static, recompile on every new shape).
   std::optional<bool> dynamic;
   std::string device = "cpu"; ///< "cpu" or "cuda" (ROCm builds of torch also say "cuda")
+  /// `precompile-BACKEND`: the compiled vmap is compiled ahead of time (`aot_compile`), saved,
+  /// loaded in a fresh process and called there (worker/vmapfuzz_precompile.py).
+  bool precompile = false;
 
   bool compiled() const { return !compiler.empty(); }
   bool direct() const { return api == Api::Direct; }
   bool gradient() const { return grad != Grad::None; }
   /// "direct", "eager", "compile-inductor", "compile-aot_eager-dynamic", "compile-inductor-static",
-  /// each optionally with a gradient suffix: "eager+grad", "direct+vmap-grad".
+  /// "precompile-inductor", each but precompile optionally with a gradient suffix: "eager+grad",
+  /// "direct+vmap-grad".
   std::string modeName() const;
   /// The JSON the worker reads (protocol v2, "exec").
   nlohmann::json toJson() const;

@@ -12,12 +12,14 @@ void addSystemFlags(CLI::App &cmd, SystemFlags &f, const SystemDefaults &default
   f.modes = defaults.modes;
   f.devices = defaults.devices;
   flag(cmd, "--python", f.python, "python with torch for the worker");
-  flag(cmd, "--timeout-ms", f.timeoutMs, "per-run deadline for the worker")->check(inRange(100, 86400000));
+  f.timeoutFlag = flag(cmd, "--timeout-ms", f.timeoutMs, "per-run deadline for the worker (600000 when a precompile mode runs)")
+                      ->check(inRange(100, 86400000));
   flag(cmd, "--memory-mb", f.memoryMb, "the worker's memory limit (RLIMIT_DATA; 0: none)")->check(inRange(0, int64_t{1} << 30));
   f.modesFlag = flag(cmd, "--mode", f.modes,
                      "execution modes, comma-separated: direct (the control-flow ops called themselves under vmap: "
                      "the batching rules without dynamo), eager (the public API), compile-BACKEND[-dynamic|-static] "
-                     "with BACKEND eager, aot_eager or inductor; any of them +grad (gradients of the vmapped program, a VJP "
+                     "with BACKEND eager, aot_eager or inductor; precompile-BACKEND (compiled, saved, loaded in a fresh process and "
+                     "called at two batch sizes); any but precompile +grad (gradients of the vmapped program, a VJP "
                      "with random cotangents) or +vmap-grad (vmap of torch.func.vjp: per-sample gradients), e.g. direct+grad");
   flag(cmd, "--device", f.devices, "devices, comma-separated: cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)");
   repeatedFlag(cmd, "--fault", f.faults, "plant a fault in torch's batching rules in the worker (self-tests)");
@@ -91,6 +93,11 @@ std::unique_ptr<Systems> startSystems(const SystemFlags &f, std::ostream &log, i
   } catch (const std::invalid_argument &e) {
     throw UsageError(std::string("--mode: ") + e.what());
   }
+  // A precompile run compiles twice and starts a fresh python3 (a first inductor compile alone
+  // took 30 s on a busy machine): the default deadline would call slow runs hangs.
+  if (f.timeoutFlag && f.timeoutFlag->count() == 0 &&
+      std::any_of(sc.modes.begin(), sc.modes.end(), [](const auto &m) { return m.precompile; }))
+    sc.worker.timeout = std::chrono::milliseconds(600000);
   sc.devices.clear();
   std::stringstream ds(f.devices);
   for (std::string d; std::getline(ds, d, ',');) {

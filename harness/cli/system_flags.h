@@ -27,6 +27,7 @@ struct SystemFlags {
   std::string coverage = "off";      ///< on|new|off|FILE,...: only commands that declare --coverage
   bool float64 = false;              ///< only commands that declare --float64
   CLI::Option *modesFlag = nullptr;  ///< whether --mode was given (campaigns: --other-modes-share)
+  CLI::Option *timeoutFlag = nullptr; ///< whether --timeout-ms was given (precompile modes default longer)
 };
 
 /// The modes and devices a command runs in when --mode / --device are not given.

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "generators/data.h"
+#include "harness/backends/exec_config.h"
 #include "ir/differentiable.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
@@ -137,6 +138,8 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     r.referenceSeconds += againPrep.seconds;
     if (!againPrep.reference.error.empty()) again.reset();
   }
+  // A precompile mode's results come from a fresh process that loaded the saved artifact.
+  const std::string loaded = execOfSystem(backend_.name()).precompile ? "after save/load: " : "";
   Outcome b = again ? backend_.runTwice(c, inputs, *again, systemInputs(againPrep)) : backend_.run(c, inputs, RunMode::Batched);
   account(b);
   r.errorType = b.errorType;
@@ -161,7 +164,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
                           std::to_string(c.spec.levels[0].size) + "), the compiled function ";
       if (boundaryOf(againPrep) < kAmbiguityMargin)
         return finish(Verdict::Ambiguous, where + "differs near a decision boundary: " + cmp2.detail);
-      return finish(Verdict::Mismatch, where + "returns a wrong result: " + cmp2.detail);
+      return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
     }
     if (cmp.equal) return finish(Verdict::Pass, "");
     if (nearBoundary)
@@ -176,7 +179,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
       return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
     Comparison self = compare(expectedOf(prep), u.outputs);
     if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
-    return finish(Verdict::Mismatch, cmp.detail);
+    return finish(Verdict::Mismatch, loaded + cmp.detail);
   }
   // The batched run raised: a bug only if every example runs alone (in the same mode).
   const Case &failed = again && b.failedCall == 1 ? *again : c;
@@ -192,7 +195,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
   if (u.status == Outcome::Status::Error)
     return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
-  if (saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
+  if (!b.afterSaveLoad && saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
   if (backend_.grad() == Grad::VmapOf) {
     // Per-sample gradients need the function transform to handle the program at all: where
     // torch.func.vjp fails on each example alone (no vmap), the composition is unsupported by
@@ -203,7 +206,8 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
       return finish(Verdict::Unsupported, "torch.func.vjp fails on each example alone too (no vmap): " + f.errorType + ": " +
                                               firstLine(f.errorMessage));
   }
-  std::string prefix = r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
+  std::string prefix = b.afterSaveLoad ? "after save/load: " : "";
+  prefix += r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
   if (grad)
     if (std::string pass = gradientPassOf(b.traceback); !pass.empty()) prefix += pass + ": ";
   return finish(Verdict::BatchedError, prefix + b.errorType + ": " + firstLine(b.errorMessage));

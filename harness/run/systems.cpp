@@ -54,6 +54,11 @@ Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
       for (const auto &[dev, label] : devices)
         for (ExecConfig m : cfg.modes) {
           m.device = dev;
+          if (m.precompile && info.contains("precompile_missing")) {
+            if (j == 0) skipped_.push_back("unsupported: " + m.modeName() + "|" + label + ": " +
+                                           info["precompile_missing"].get<std::string>());
+            continue;
+          }
           add(std::make_unique<TorchBackend>(workers_[j], m, label));
         }
     // In process, on the CPU: one per job (functorch's layer stack is per thread).

@@ -24,6 +24,37 @@ TEST(ExecConfig, EveryKnownModeParsesBackToItsName) {
   EXPECT_FALSE(*parseMode("compile-eager-static")->dynamic);
 }
 
+TEST(ExecConfig, PrecompileModesAreCompiledAndSayPrecompileToTheWorker) {
+  auto p = parseMode("precompile-inductor");
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->precompile);
+  EXPECT_TRUE(p->compiled()); // called again at another batch size, as the compile modes are
+  EXPECT_EQ(p->compiler, "inductor");
+  EXPECT_EQ(p->toJson().value("precompile", false), true);
+  EXPECT_FALSE(parseMode("compile-inductor")->toJson().contains("precompile"));
+  EXPECT_FALSE(parseMode("precompile-inductor-dynamic"));
+  EXPECT_TRUE(execOfSystem("precompile-aot_eager|cpu").precompile);
+}
+
+TEST(ExecConfig, APrecompileReproSavesAndLoadsInTwoProcesses) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0) out_dims=(0)
+data_seed 1
+func(%0: f32[3]) {
+  %1: f32[3] = sin(%0)
+  return %1
+}
+)");
+  ReproOptions opt;
+  opt.exec = *parseMode("precompile-aot_eager");
+  std::string py = emitRepro(c, {at::ones({2, 3})}, "test", opt);
+  EXPECT_NE(py.find("aot_compile("), std::string::npos) << py;
+  EXPECT_NE(py.find("save_compiled_function("), std::string::npos) << py;
+  EXPECT_NE(py.find("\"--load\""), std::string::npos) << py;
+  EXPECT_NE(py.find("load_compiled_function("), std::string::npos) << py;
+  EXPECT_NE(py.find("actual = loaded(*args)"), std::string::npos) << py;
+  EXPECT_EQ(py.find("batched = torch.compile("), std::string::npos) << py;
+}
+
 TEST(ExecConfig, BadModeListsNameTheBadEntry) {
   EXPECT_EQ(parseModes("eager,compile-inductor").size(), 2u);
   for (const char *bad : {"", "eager,", "jit", "compile-", "compile-tvm", "eager,eager", "compile-inductor-fast"}) {

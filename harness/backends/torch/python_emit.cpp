@@ -516,6 +516,45 @@ std::string preloadBlock(const std::vector<Preload> &preloads) {
   return os.str();
 }
 
+/// A precompile mode's repro: without arguments it compiles one artifact per call ahead of time,
+/// saves them and runs itself again as a fresh process with `--load DIR`, which loads them
+/// and makes the calls through `loaded` (as the worker's vmapfuzz_precompile.py does).
+std::string precompileBlock(const std::vector<std::pair<std::string, std::string>> &calls, const ExecConfig &ex) {
+  std::ostringstream os;
+  os << "import os as _os, shutil as _shutil, subprocess as _subprocess, sys as _sys, tempfile as _tempfile\n\n\n"
+     << "def _entry(*args):\n    return batched(*args)\n\n\n"
+     << "_ARGS = [";
+  for (const auto &[args, what] : calls) os << "(" << args << (args.find(',') == std::string::npos ? "," : "") << "), ";
+  os << "]\n"
+     << "if _sys.argv[1:2] != [\"--load\"]:  # step 1: compile and save, then load in a fresh process\n"
+     << "    _dir = _tempfile.mkdtemp(prefix=\"vmapfuzz-precompile-\")\n"
+     << "    try:\n"
+     << "        for _k, _args in enumerate(_ARGS):\n"
+     << "            torch._dynamo.reset()\n"
+     << "            _c = torch.compile(_entry, backend=" << pyString(ex.compiler) << ", fullgraph=True).aot_compile((_args, {}))\n"
+     << "            try:\n"
+     << "                _c.save_compiled_function(_os.path.join(_dir, f\"artifact_{_k}.bin\"))\n"
+     << "            except Exception as e:\n"
+     << "                print(f\"FAIL: saving the compiled function raised {type(e).__name__}: {e}\")\n"
+     << "                raise SystemExit(1)\n"
+     << "        print(\"saved; loading it in a fresh process\", flush=True)\n"
+     << "        _rc = _subprocess.run([_sys.executable, _os.path.abspath(__file__), \"--load\", _dir]).returncode\n"
+     << "    finally:\n"
+     << "        _shutil.rmtree(_dir, ignore_errors=True)\n"
+     << "    raise SystemExit(_rc)\n\n\n"
+     << "def _load(k):  # step 2, in the fresh process\n"
+     << "    with open(_os.path.join(_sys.argv[2], f\"artifact_{k}.bin\"), \"rb\") as f:\n"
+     << "        return torch.compiler.load_compiled_function(f, f_globals=globals())\n\n\n"
+     << "_calls = []\n\n\n"
+     << "def loaded(*args):\n"
+     << "    # Artifact 0 at every batch size its saved guards accept; where they reject one, that call's own.\n"
+     << "    k = len(_calls)\n"
+     << "    _calls.append(k)\n"
+     << "    first = _load(0)\n"
+     << "    return (first if k == 0 or first.guard_check(*args) else _load(k))(*args)\n\n\n";
+  return os.str();
+}
+
 } // namespace
 
 std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
@@ -534,7 +573,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << emitModule(c, opt.exec.api, ex.grad);
   if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
   const std::string compiledFn = ex.grad == Grad::VmapOf ? "batched_vjp" : "batched";
-  if (ex.compiled()) {
+  if (ex.compiled() && !ex.precompile) {
     os << compiledFn << " = torch.compile(" << compiledFn << ", backend=" << pyString(ex.compiler);
     if (ex.dynamic) os << ", dynamic=" << (*ex.dynamic ? "True" : "False");
     os << ")\n";
@@ -579,7 +618,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
     os << "    try:\n        actual = " << (ex.grad == Grad::VmapOf ? "batched_vjp(*args)" : "vjp_of(batched)(*args)") << "\n";
   } else {
     os << "    expected = per_example(*args)\n";
-    os << "    try:\n        actual = batched(*args)\n";
+    os << "    try:\n        actual = " << (ex.precompile ? "loaded" : "batched") << "(*args)\n";
   }
   os << "    except Exception as e:\n";
   os << "        print(f\"FAIL: {what} raised {type(e).__name__}: {e}\")\n        return False\n";
@@ -596,6 +635,7 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   else
     os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";
   os << "    return ok\n\n\n";
+  if (ex.precompile) os << precompileBlock(calls, ex);
   os << "ok = True\n";
   for (const auto &[args, what] : calls) os << "ok = check((" << args << (args.find(',') == std::string::npos ? "," : "") << "), " << pyString(what) << ") and ok\n";
   os << "print(\"OK: batched and per-example results agree\" if ok else \"FAIL\")\n";

@@ -116,6 +116,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     o.errorMessage = e.value("message", "");
     o.traceback = e.value("traceback", "");
     o.failedCall = e.value("call", 0);
+    o.afterSaveLoad = e.value("after", "") == "save/load";
     return o;
   }
   const auto &metas = rep.header["tensors"];

@@ -474,6 +474,17 @@ def compile_guards_never_fail():
 
 
 FAULTS["compile-guards-never-fail"] = compile_guards_never_fail
+
+
+def precompile_load_perturbed():
+    """A loaded precompiled function returns its first floating output plus one: a compiled
+    artifact that is wrong only after it is saved and loaded in a fresh process.
+
+    Nothing is planted in the worker itself: vmapfuzz_precompile.py's fresh process reads the name
+    from VMAPFUZZ_FAULTS and perturbs what the loaded function returns (precompile modes only)."""
+
+
+FAULTS["precompile-load-perturbed"] = precompile_load_perturbed
 if __name__ == "__main__":
     # `python3 vmapfuzz_faults.py`: list the faults (vmapfuzz selftest --list reads this).
     for name, doc in describe().items():

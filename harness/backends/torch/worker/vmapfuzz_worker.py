@@ -8,10 +8,12 @@ Protocol (version 2), over stdin/stdout, one request then one response:
            | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched" | "unbatched-func",
               "exec": {"device": "cpu" | "cuda", "compile": null | "eager" | "aot_eager" | "inductor",
                        "dynamic": null | true | false, "api": "public" | "direct",
-                       "grad": absent | "of-vmap" | "vmap-of"},
+                       "grad": absent | "of-vmap" | "vmap-of",
+                       "precompile": bool (optional: vmapfuzz_precompile.py)},
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
-              "error": {"type", "message", "traceback", "call": k, "oom": bool},
+              "error": {"type", "message", "traceback", "call": k, "oom": bool,
+                        "after": "save/load" when a precompile mode's fresh process failed},
               "tensors": [...], "calls": [m0, m1, ...], "recycle": bool,
               "torch_s": seconds inside the program's calls (torch), "worker_s": seconds from
               request to reply (torch_s included), "rss_kb": peak RSS,
@@ -38,7 +40,8 @@ stderr: stdout carries only frames. Faults named in VMAPFUZZ_FAULTS are planted 
 (self-tests only); VMAPFUZZ_MEMORY_LIMIT_MB caps the process's data segment (RLIMIT_DATA).
 Each `--preload FILE.py` argument is run (runpy) after torch is imported and before any request,
 e.g. to register a batching rule that torch lacks; hello's reply lists them as "preloads"
-([{"path", "sha256"}]). A preload that raises makes hello answer status "error" with
+([{"path", "sha256"}]); "precompile_missing" says why this torch cannot run a precompile mode
+(absent when it can). A preload that raises makes hello answer status "error" with
 error["kind"] == "preload", and every run an error of stage "worker".
 """
 import argparse
@@ -148,6 +151,27 @@ def _coverage(torch):
         return None, f"{type(e).__name__}: {e}"
 
 
+def _precompiled(torch, source, inputs, calls, ex, preloads):
+    """A precompile mode's batched run (vmapfuzz_precompile.py): `fn(call, *args)` gives that
+    call's outputs, all computed on the first call by a fresh process from saved artifacts."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vmapfuzz_precompile
+
+    per_call, at = [], 0
+    for n in calls:
+        per_call.append(inputs[at:at + n])
+        at += n
+    done = []
+
+    def fn(call, *_args):
+        if not done:
+            done.append(vmapfuzz_precompile.run_batched(torch, source, per_call, ex, preloads,
+                                                        os.path.dirname(os.path.abspath(__file__))))
+        return done[0][call]
+
+    return fn
+
+
 def _entry_point(ns, mode, ex, torch):
     """The function a request calls: the batched program or each example alone, compiled when
     asked, and in a gradient mode its vector-Jacobian product (see the protocol above)."""
@@ -169,6 +193,7 @@ def main():
     parser = argparse.ArgumentParser(description="vmapfuzz's torch worker (spoken to over stdin/stdout)")
     parser.add_argument("--preload", action="append", default=[], help="a python file to run at start-up")
     args = parser.parse_args()
+    preload_paths = args.preload  # `args` is reused below for each call's tensors
     # Keep the real stdout for frames; send every print (ours, torch's, the program's) to stderr.
     proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
@@ -256,6 +281,12 @@ def main():
                             cuda_device=torch.cuda.get_device_name(0) if cuda_ok else None)
             else:
                 info["error"] = {"type": "ImportError", "kind": "import", "message": import_error, "traceback": ""}
+            if torch:
+                sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+                import vmapfuzz_precompile
+
+                if vmapfuzz_precompile.missing(torch):
+                    info["precompile_missing"] = vmapfuzz_precompile.missing(torch)
             if cov is not None and req.get("coverage"):
                 info["coverage_table"] = cov.table()
             if cov_error:
@@ -298,6 +329,8 @@ def main():
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
             fn = _entry_point(ns, req["mode"], ex, torch)
+            if ex.get("precompile") and req["mode"] == "batched":
+                fn = _precompiled(torch, req["source"], inputs, calls, ex, preload_paths)
             metas_out, counts, at = [], [], 0
             recording = cov is not None and req.get("coverage") and req["mode"] == "batched"
             if recording:
@@ -308,7 +341,7 @@ def main():
                 if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
                     args = list(ns["layout_inputs"](*args))
                 t_call, stage = time.perf_counter(), "program"
-                out = fn(*args)
+                out = fn(call, *args) if ex.get("precompile") and req["mode"] == "batched" else fn(*args)
                 torch_s, t_call, stage = torch_s + time.perf_counter() - t_call, None, "worker"
                 if isinstance(out, torch.Tensor):
                     out = (out,)
@@ -323,11 +356,19 @@ def main():
         except Exception as e:
             blobs = []
             oom = _is_oom(e)
-            reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e),
-                         error={"type": type(e).__module__ + "." + type(e).__qualname__
-                                if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
-                                "message": str(e)[:4000], "traceback": _traceback(),
-                                "call": call, "oom": oom, "stage": stage})
+            if type(e).__name__ == "AfterSaveLoad":  # the fresh process that loaded the artifact failed
+                reply.update(status="error", tensors=[], recycle=False,
+                             error=dict(e.info, oom=False, stage="program", after="save/load"))
+            else:
+                # A failed ahead-of-time compile can leave functorch's vmap levels behind in this
+                # process (later cases then fail with "Unsupported functorch tracing attempt"):
+                # a precompile mode's failed batched run replaces the process.
+                leaks = bool(ex.get("precompile")) and req["mode"] == "batched"
+                reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e) or leaks,
+                             error={"type": type(e).__module__ + "." + type(e).__qualname__
+                                    if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
+                                    "message": str(e)[:4000], "traceback": _traceback(),
+                                    "call": call, "oom": oom, "stage": stage})
         finally:
             if recording:
                 reply["cov"] = cov.end()
