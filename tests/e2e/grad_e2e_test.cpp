@@ -1,6 +1,7 @@
 // End to end: the gradient modes (--mode MODE+grad, MODE+vmap-grad) against the real torch worker.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <regex>
 
 #include "generators/case_gen.h"
@@ -104,4 +105,41 @@ TEST(GradModes, ACampaignTabulatesEveryGradientModeWithoutHarnessBugs) {
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n  harness-bug +([0-9]+) +([0-9]+)\n"))) << r.out;
   EXPECT_EQ(m[1].str(), "0") << r.out;
   EXPECT_EQ(m[2].str(), "0") << r.out;
+}
+
+namespace {
+// cond(x > 0) { sqrt(x) } else { x }, per example, with the predicate batched: a batched cond
+// runs sqrt on the negative examples too and selects its result away. The reference runs only
+// the taken branch: every example's path stays inside sqrt's domain, so the case is compared.
+const char *kSqrtUntaken = R"(vmap size=6 in_dims=(0) out_dims=(0)
+data_seed 11
+func(%0: f32[]) {
+  %1: bool[] = gt_scalar(%0) {value=0.0}
+  %2: f32[] = cond(%1, %0) [
+    (%3: f32[]) {
+      %4: f32[] = sqrt(%3)
+      yield %4
+    }
+    (%5: f32[]) {
+      yield %5
+    }
+  ]
+  return %2
+}
+)";
+} // namespace
+
+TEST(GradModes, AnUntakenSqrtBranchIsComparedAndItsGradientRecorded) {
+  Case c = parseCase(kSqrtUntaken);
+  auto x = makeInputs(c)[0];
+  ASSERT_TRUE((x < 0).any().item<bool>() && (x > 0).any().item<bool>()) << x; // both branches taken
+  for (const char *mode : {"direct", "eager", "direct+grad", "eager+grad"}) {
+    TorchBackend b = backend(mode);
+    Runner r(b);
+    CaseResult res = r.run(c);
+    std::cout << mode << ": " << verdictName(res.verdict) << ": " << res.summary << "\n";
+    std::cout << "  x " << x << "\n";
+    for (size_t i = 0; i < res.expected.size() && i < res.actual.size(); ++i)
+      std::cout << "  expected " << res.expected[i] << "\n  actual " << res.actual[i] << "\n";
+  }
 }
