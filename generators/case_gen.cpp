@@ -392,20 +392,21 @@ private:
   /// A float value that differs between examples: mostly a program input, summed to 0-d.
   ValueId splittingScalar(Block &b) {
     // Non-empty values only: the sum of an empty tensor is exactly 0, on the boundary.
-    std::vector<Def> floats, ins, others;
+    std::vector<Def> floats, ins, others, bools;
     for (const auto &d : visible()) {
       if (d.type.numel() == 0) continue;
       if (isFloating(d.type.dtype)) {
         floats.push_back(d);
         if (std::find(inputs_.begin(), inputs_.end(), d.id) != inputs_.end()) ins.push_back(d);
-      } else if (d.type.dtype != DType::b8) {
-        others.push_back(d);
+      } else {
+        (d.type.dtype == DType::b8 ? bools : others).push_back(d);
       }
     }
     if (floats.empty()) {
-      // Integers only in sight (the region's float values all passed in as empty ones): a
-      // cast makes one. One nonempty floating program input always exists, so this is rare.
-      Def from = others.empty() ? pick(visible(0, true)) : pick(others);
+      // Integers (or bools) only in sight (the region's float values all passed in as empty
+      // ones): a cast makes one. One nonempty floating program input always exists, so this is
+      // rare; a value of a scope further out only as the last resort (a deep capture).
+      Def from = !others.empty() ? pick(others) : !bools.empty() ? pick(bools) : pick(visible(0, true));
       Def f = fresh(Type{DType::f32, from.type.shape});
       b.stmts.push_back(Stmt{"to_f32", {from.id}, {}, {}, {f}});
       floats.push_back(f);
