@@ -252,14 +252,22 @@ private:
     return int64_t{0};
   }
 
+  /// An op's weight here, in tenths: a restricted-domain op only inside a region, scaled by the
+  /// policy.
+  int64_t weightOf(const OpDef &op, bool inRegion) const {
+    int64_t w = static_cast<int64_t>(op.weight * 10);
+    if (op.restrictedDomain) w = inRegion ? w * pol_.domainOpWeight / 10 : 0;
+    return w;
+  }
+
   /// One op statement on visible values, or false when no arguments fit after some tries.
-  bool opStmt(Block &b) {
+  bool opStmt(Block &b, bool inRegion) {
     const auto &ops = allOps();
     int64_t total = 0;
-    for (const auto &o : ops) total += static_cast<int64_t>(o.weight * 10);
+    for (const auto &o : ops) total += weightOf(o, inRegion);
     int64_t x = draw(0, total - 1);
     size_t which = 0;
-    while (x >= static_cast<int64_t>(ops[which].weight * 10)) x -= static_cast<int64_t>(ops[which++].weight * 10);
+    while (x >= weightOf(ops[which], inRegion)) x -= weightOf(ops[which++], inRegion);
     const OpDef &op = ops[which];
     auto vis = visible();
     std::vector<Def> cands;
@@ -296,7 +304,7 @@ private:
     if (sources.empty()) return std::nullopt;
     std::vector<const OpDef *> unary;
     for (const auto &op : allOps())
-      if (op.arity == 1 && op.weight > 0) unary.push_back(&op);
+      if (op.arity == 1 && weightOf(op, /*inRegion=*/true) > 0) unary.push_back(&op); // only regions yield
     for (int tries = 0; tries < 6; ++tries) {
       const OpDef &op = *pick(unary);
       Attrs attrs;
@@ -384,20 +392,21 @@ private:
   /// A float value that differs between examples: mostly a program input, summed to 0-d.
   ValueId splittingScalar(Block &b) {
     // Non-empty values only: the sum of an empty tensor is exactly 0, on the boundary.
-    std::vector<Def> floats, ins, others;
+    std::vector<Def> floats, ins, others, bools;
     for (const auto &d : visible()) {
       if (d.type.numel() == 0) continue;
       if (isFloating(d.type.dtype)) {
         floats.push_back(d);
         if (std::find(inputs_.begin(), inputs_.end(), d.id) != inputs_.end()) ins.push_back(d);
-      } else if (d.type.dtype != DType::b8) {
-        others.push_back(d);
+      } else {
+        (d.type.dtype == DType::b8 ? bools : others).push_back(d);
       }
     }
     if (floats.empty()) {
-      // Integers only in sight (the region's float values all passed in as empty ones): a
-      // cast makes one. One nonempty floating program input always exists, so this is rare.
-      Def from = others.empty() ? pick(visible(0, true)) : pick(others);
+      // Integers (or bools) only in sight (the region's float values all passed in as empty
+      // ones): a cast makes one. One nonempty floating program input always exists, so this is
+      // rare; a value of a scope further out only as the last resort (a deep capture).
+      Def from = !others.empty() ? pick(others) : !bools.empty() ? pick(bools) : pick(visible(0, true));
       Def f = fresh(Type{DType::f32, from.type.shape});
       b.stmts.push_back(Stmt{"to_f32", {from.id}, {}, {}, {f}});
       floats.push_back(f);
@@ -547,7 +556,7 @@ private:
       return;
     }
     for (int t = 0; t < 4; ++t)
-      if (opStmt(b)) return;
+      if (opStmt(b, depth > 0)) return;
   }
 
   std::vector<ValueId> chooseOutputs(const Block &b) {

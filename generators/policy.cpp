@@ -25,6 +25,7 @@ constexpr Field kFields[] = {
     {"while_weight", &GenPolicy::whileWeight, 0, 100},
     {"scan_weight", &GenPolicy::scanWeight, 0, 100},
     {"python_bool_percent", &GenPolicy::pythonBoolPercent, 0, 100},
+    {"domain_op_weight", &GenPolicy::domainOpWeight, 0, 100},
     {"max_operands", &GenPolicy::maxOperands, 0, 8},
     {"max_region_outputs", &GenPolicy::maxRegionOutputs, 1, 8},
     {"max_outputs", &GenPolicy::maxOutputs, 1, 8},

@@ -24,6 +24,11 @@ struct GenPolicy {
   int maxRegionOutputs = 2;   ///< values each region returns: 1..maxRegionOutputs
   int maxOutputs = 3;         ///< program outputs: 1..maxOutputs
   int inputPredicatePercent = 70; ///< predicates computed straight from a program input (symmetric data)
+  /// Ops with a restricted domain (sqrt, log, acos, div: OpDef::restrictedDomain), in tenths of
+  /// their registry weight: 10 = that weight, 0 = never. Only inside construct regions (branches,
+  /// loop bodies, scan combine fns), where a batched cond runs the untaken branch on data outside
+  /// the domain; a taken path that leaves it is re-drawn or `ambiguous` (harness/campaign/margin.h).
+  int domainOpWeight = 10;
   int tupleRetries = 24;      ///< tries to find arguments an op's type rule accepts
   /// 0: a region captures values of the program, of its own scope and of its parent region,
   /// but not its parent's parameters nor values of regions further out. 1: any enclosing

@@ -48,6 +48,12 @@ struct EvalCtx {
   /// Measured only when asked (the reference's VJP), so forward runs are unchanged.
   bool measureKinks = false;
   double minKink = 1e300;
+  /// Ops with a restricted domain (sqrt, log, acos, div): the smallest distance of an argument
+  /// from the edge of the op's domain, scaled as minMargin; negative where an argument left the
+  /// domain or a finite argument gave a non-finite result (log(0), x / 0). Measured with the
+  /// margins, so only where an op is actually evaluated per example (the reference's taken paths).
+  double minDomain = 1e300;
+  std::string domainOp; ///< the op that set minDomain
 };
 
 /// How much closer than a float32 value a value of dtype `t` must come to a decision boundary
@@ -73,6 +79,10 @@ struct OpDef {
   /// The result may share storage with argument 0 (a view): torch.cond branches may not
   /// return one, so the emitter clones it.
   bool view = false;
+  /// Defined on part of its arguments only (sqrt, log, acos, div): the generator puts it only
+  /// inside construct regions (GenPolicy::domainOpWeight), and its evaluation records how close
+  /// it came to its domain's edge (EvalCtx::minDomain).
+  bool restrictedDomain = false;
 };
 
 /// All registered ops, in a fixed order.

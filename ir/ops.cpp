@@ -133,6 +133,42 @@ void kinkAtTie(const Args &a, EvalCtx &ctx) {
   ctx.minKink = std::min(ctx.minKink, m);
 }
 
+/// `op`, defined only where `distance(args)` (the arguments in float64, detached) is >= 0: the
+/// signed distance of each element from the edge of the op's domain, negative outside. Its
+/// evaluation records the smallest (EvalCtx::minDomain), a non-finite result from finite
+/// arguments as outside (log(0), x / 0, an overflow), and marks the op for the generator.
+OpDef withDomain(OpDef op, std::function<at::Tensor(const Args &)> distance) {
+  op.restrictedDomain = true;
+  auto eval = op.eval;
+  op.eval = [eval, distance, name = op.name](const Args &a, const Attrs &at_, EvalCtx &ctx) {
+    at::Tensor r = eval(a, at_, ctx);
+    if (!ctx.measureMargins || r.numel() == 0) return r;
+    Args d;
+    double scale = ctx.precisionScale;
+    at::Tensor fromFinite = at::logical_not(at::isfinite(r.detach()));
+    for (const auto &x : a) {
+      d.push_back(x.detach().to(at::kDouble));
+      scale = std::min(scale, marginScale(x.scalar_type()));
+      fromFinite = at::logical_and(fromFinite, at::isfinite(x.detach()));
+    }
+    at::Tensor dist = distance(d);
+    // A NaN argument came from elsewhere: not this op's domain.
+    double m = dist.numel() ? at::nan_to_num(dist, 1.0).min().item<double>() * scale : 1e300;
+    if (fromFinite.any().item<bool>()) m = std::min(m, -1.0);
+    if (m < ctx.minDomain) {
+      ctx.minDomain = m;
+      ctx.domainOp = name;
+    }
+    return r;
+  };
+  return op;
+}
+
+/// Domains as signed distances (see withDomain), scaled like the margins: 0 at the edge.
+at::Tensor nonNegative(const Args &a) { return a[0] / (a[0].abs() + 1.0); }       // sqrt, log
+at::Tensor nonZeroDivisor(const Args &a) { return a[1].abs() / (a[1].abs() + 1.0); } // div
+at::Tensor withinOne(const Args &a) { return (1.0 - a[0].abs()) / 2.0; }            // acos
+
 // ---- families --------------------------------------------------------------------------------
 
 OpDef unary(std::string name, std::string py, std::function<at::Tensor(const at::Tensor &)> f, double w = 1.0) {
@@ -238,7 +274,7 @@ void noteRounding(const at::Tensor &x, double offset, EvalCtx &ctx) {
 
 std::vector<OpDef> buildOps() {
   std::vector<OpDef> ops;
-  // Pointwise unary (floating). Domain-restricted functions are made total.
+  // Pointwise unary (floating), total: defined for every argument.
   ops.push_back(unary("neg", "torch.neg({0})", [](auto &x) { return at::neg(x); }));
   ops.push_back(withKinks(unary("abs", "torch.abs({0})", [](auto &x) { return at::abs(x); }), kinkAtZero));
   ops.push_back(unary("sin", "torch.sin({0})", [](auto &x) { return at::sin(x); }));
@@ -250,6 +286,31 @@ std::vector<OpDef> buildOps() {
   ops.push_back(withKinks(unary("log_abs1", "torch.log1p(torch.abs({0}))", [](auto &x) { return at::log1p(at::abs(x)); }, 0.5), kinkAtZero));
   ops.push_back(unary("exp_neg_sq", "torch.exp(torch.neg(torch.square({0})))",
                       [](auto &x) { return at::exp(at::neg(at::square(x))); }, 0.3));
+
+  // Restricted domains, with torch's own semantics (NaN or an infinity outside): the generator
+  // puts them inside construct regions only, where a batched cond runs the untaken branch too
+  // (withDomain). Each derivative is infinite at the edge: a kink for the gradient modes.
+  ops.push_back(withDomain(withKinks(unary("sqrt", "torch.sqrt({0})", [](auto &x) { return at::sqrt(x); }, 0.5), kinkAtZero),
+                           nonNegative));
+  ops.push_back(withDomain(withKinks(unary("log", "torch.log({0})", [](auto &x) { return at::log(x); }, 0.5), kinkAtZero),
+                           nonNegative));
+  ops.push_back(withDomain(withKinks(unary("acos", "torch.acos({0})", [](auto &x) { return at::acos(x); }, 0.3),
+                                     [](const Args &a, EvalCtx &ctx) {
+                                       noteKink(a[0], -1.0, ctx);
+                                       noteKink(a[0], 1.0, ctx);
+                                     }),
+                           withinOne));
+  {
+    // True division, floating operands only (an integer one would promote to the default dtype).
+    OpDef div = binary("div", "torch.div({0}, {1})", [](auto &a, auto &b) { return at::div(a, b); }, 0.7);
+    div.floatArgsOnly = true;
+    div.type = [base = div.type](const Types &a, const Attrs &at_, Type &out) {
+      for (const auto &t : a)
+        if (!isFloating(t.dtype)) return needFloat(t, "div");
+      return base(a, at_, out);
+    };
+    ops.push_back(withDomain(withKinks(div, [](const Args &a, EvalCtx &ctx) { noteKink(a[1], 0.0, ctx); }), nonZeroDivisor));
+  }
 
   // Pointwise binary with broadcasting and type promotion.
   ops.push_back(binary("add", "torch.add({0}, {1})", [](auto &a, auto &b) { return at::add(a, b); }, 1.5));

@@ -17,8 +17,8 @@ namespace {
 
 class Interp {
 public:
-  Interp(const Program &p, bool f64, double &margin, double *kink = nullptr)
-      : f64_(f64), margin_(margin), kink_(kink), precision_(valuePrecisions(p)) {}
+  Interp(const Program &p, bool f64, double &margin, double *kink, DomainNote *domain)
+      : f64_(f64), margin_(margin), kink_(kink), domain_(domain), precision_(valuePrecisions(p)) {}
 
   std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
     for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
@@ -32,6 +32,7 @@ private:
   bool f64_;
   double &margin_;
   double *kink_; ///< where to record kinks (the VJP's differentiability), or null
+  DomainNote *domain_; ///< where to record restricted domains, or null
   std::unordered_map<ValueId, at::Tensor> env_;
   std::unordered_map<ValueId, DType> precision_; ///< ir/precision.h: margins are judged in it
 
@@ -60,6 +61,7 @@ private:
       at::Tensor r = op->eval(a, s.attrs, ctx);
       margin_ = std::min(margin_, ctx.minMargin);
       if (kink_) *kink_ = std::min(*kink_, ctx.minKink);
+      if (domain_) domain_->note(ctx.minDomain, ctx.domainOp);
       res.push_back(r);
     } else {
       switch (constructOf(s).kind) {
@@ -119,20 +121,26 @@ private:
 } // namespace
 
 std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64,
-                                    double *minKink) {
+                                    double *minKink, DomainNote *domain) {
   std::vector<at::Tensor> ins = inputs;
   if (float64)
     for (auto &t : ins)
       if (t.is_floating_point()) t = t.to(at::kDouble);
-  Interp in(p, float64, minMargin, minKink);
+  Interp in(p, float64, minMargin, minKink, domain);
   return in.block(p.body, ins);
+}
+
+std::string DomainNote::reason(double margin) const {
+  if (left()) return "an example's taken path left the domain of " + op + " (an argument outside it, or a non-finite result from finite ones)";
+  if (min < margin) return "an example's taken path came within " + std::to_string(min) + " of the edge of " + op + "'s domain";
+  return "";
 }
 
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt) {
   RefResult r;
   try {
     r.outputs = unbatch(c.spec.levels, physicalInputs, [&](const std::vector<at::Tensor> &ex) {
-      return evalProgram(c.program, ex, r.minMargin, opt.float64);
+      return evalProgram(c.program, ex, r.minMargin, opt.float64, nullptr, &r.domain);
     });
     if (opt.float64) {
       // Cast back to the declared output dtypes.

@@ -27,16 +27,32 @@ struct RefOptions {
   bool float64 = false; ///< compute floating values in float64, cast results back
 };
 
+/// The closest that a restricted-domain op (sqrt, log, acos, div) an example actually ran, on
+/// the path it took, came to the edge of the op's domain (EvalCtx::minDomain): negative when it
+/// left it. Untaken branches are never run by the reference, so they never count.
+struct DomainNote {
+  double min = 1e300;
+  std::string op; ///< the op that came closest
+  void note(double m, const std::string &o) {
+    if (m < min) min = m, op = o;
+  }
+  bool left() const { return min < 0; }
+  /// Why a difference next to it is no finding; "" when the domain kept the ambiguity margin.
+  std::string reason(double margin) const;
+};
+
 struct RefResult {
   std::vector<at::Tensor> outputs; ///< batched like vmap's outputs (out_dims applied)
   double minMargin = 1e300;        ///< closest any float comparison came to flipping
+  DomainNote domain;               ///< closest a taken path came to leaving an op's domain
   std::string error;               ///< non-empty when an example could not be evaluated
 };
 
 /// Runs one example's program (inputs already unbatched). With `minKink`, also records how close
-/// an op's argument came to a point where the op has no derivative (EvalCtx::minKink).
+/// an op's argument came to a point where the op has no derivative (EvalCtx::minKink); with
+/// `domain`, how close a restricted-domain op came to its domain's edge.
 std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin,
-                                    bool float64 = false, double *minKink = nullptr);
+                                    bool float64 = false, double *minKink = nullptr, DomainNote *domain = nullptr);
 
 /// Runs every example of `c` alone and stacks the results by the batch spec.
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt = {});

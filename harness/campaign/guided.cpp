@@ -222,8 +222,12 @@ Case mutateOnce(const Case &parent, uint64_t &rng, const GenPolicy &policy, std:
     Stmt *s = ops[pick(ops.size())];
     std::vector<const OpDef *> same;
     const OpDef *cur = findOp(s->op);
+    // A restricted-domain op only where the generator would put it: inside a region.
+    bool inRegion = std::none_of(c.program.body.stmts.begin(), c.program.body.stmts.end(), [s](const Stmt &t) { return &t == s; });
     for (const auto &o : allOps())
-      if (o.name != s->op && cur && o.arity == cur->arity && o.weight > 0) same.push_back(&o);
+      if (o.name != s->op && cur && o.arity == cur->arity && o.weight > 0 &&
+          (!o.restrictedDomain || (inRegion && policy.domainOpWeight > 0)))
+        same.push_back(&o);
     if (!same.empty()) s->op = same[pick(same.size())]->name;
     break;
   }

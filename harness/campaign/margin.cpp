@@ -1,5 +1,7 @@
 #include "harness/campaign/margin.h"
 
+#include <algorithm>
+
 #include "generators/data.h"
 #include "generators/splitmix.h"
 #include "oracles/compare.h"
@@ -26,7 +28,9 @@ DrawnCase keepMargin(Case c, int maxRedraws) {
   for (;;) {
     RefResult ref = runReference(d.c, makeInputs(d.c));
     // A program the reference rejects is left for the runner to call invalid.
-    d.nearBoundary = ref.error.empty() && ref.minMargin < kAmbiguityMargin;
+    // So does a taken path outside (or at the edge of) a restricted op's domain: sqrt of a
+    // negative number on the branch an example takes is no valid comparison.
+    d.nearBoundary = ref.error.empty() && std::min(ref.minMargin, ref.domain.min) < kAmbiguityMargin;
     if (!d.nearBoundary || d.redraws >= maxRedraws) return d;
     d.c.spec.data_seed = nextDataSeed(d.c.spec.data_seed);
     ++d.redraws;

@@ -2,7 +2,8 @@
 /// Cases whose predicates keep a margin from their decision boundary: the structure is drawn
 /// once, then the data is re-drawn (a new data seed, same program and batch spec) while any
 /// predicate, switch index or trip count of the per-example run sits within the ambiguity
-/// margin of the value where it would flip.
+/// margin of the value where it would flip, or a restricted-domain op on an example's taken path
+/// (sqrt, log, acos, div) leaves its domain or comes within the margin of its edge.
 #include <cstdint>
 
 #include "ir/program.h"

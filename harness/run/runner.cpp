@@ -96,9 +96,10 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   auto expectedOf = [grad](const Prepared &p) -> const std::vector<at::Tensor> & {
     return grad ? p.vjp->gradients : p.reference.outputs;
   };
-  // Where a comparison, a kink or a non-finite reference gradient makes a difference unreliable.
+  // Where a comparison, a kink, a non-finite reference gradient or a taken path outside (or at
+  // the edge of) an op's domain makes a difference unreliable.
   auto boundaryOf = [grad](const Prepared &p) {
-    double m = p.reference.minMargin;
+    double m = std::min(p.reference.minMargin, p.reference.domain.min);
     if (grad) m = std::min({m, p.vjp->minMargin, p.vjp->minKink, p.vjp->finite ? 1e300 : 0.0});
     return m;
   };
@@ -163,10 +164,12 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
       std::string where = "called again at batch size " + std::to_string(r.againBatchSize) + " (first " +
                           std::to_string(c.spec.levels[0].size) + "), the compiled function ";
       if (boundaryOf(againPrep) < kAmbiguityMargin)
-        return finish(Verdict::Ambiguous, where + "differs near a decision boundary: " + cmp2.detail);
+        return finish(Verdict::Ambiguous, where + "differs near a decision boundary or a domain's edge: " + cmp2.detail);
       return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
     }
     if (cmp.equal) return finish(Verdict::Pass, "");
+    if (std::string why = ref.domain.reason(kAmbiguityMargin); !why.empty())
+      return finish(Verdict::Ambiguous, "results differ, but " + why + ": " + cmp.detail);
     if (nearBoundary)
       return finish(Verdict::Ambiguous, "results differ, but a comparison" + std::string(grad ? ", a kink or a non-finite gradient" : "") +
                                             " was within " + std::to_string(boundaryOf(prep)) + " of its boundary: " + cmp.detail);

@@ -105,3 +105,57 @@ TEST(GradModes, ACampaignTabulatesEveryGradientModeWithoutHarnessBugs) {
   EXPECT_EQ(m[1].str(), "0") << r.out;
   EXPECT_EQ(m[2].str(), "0") << r.out;
 }
+
+namespace {
+// cond(x > 0) { sqrt(x) } else { x }, per example, with the predicate batched: a batched cond
+// runs sqrt on the negative examples too and selects its result away. The reference runs only
+// the taken branch: every example's path stays inside sqrt's domain, so the case is compared.
+const char *kSqrtUntaken = R"(vmap size=6 in_dims=(0) out_dims=(0)
+data_seed 11
+func(%0: f32[]) {
+  %1: bool[] = gt_scalar(%0) {value=0.0}
+  %2: f32[] = cond(%1, %0) [
+    (%3: f32[]) {
+      %4: f32[] = sqrt(%3)
+      yield %4
+    }
+    (%5: f32[]) {
+      yield %5
+    }
+  ]
+  return %2
+}
+)";
+} // namespace
+
+TEST(GradModes, AnUntakenSqrtBranchIsComparedAndItsGradientRecorded) {
+  // torch 2.14.1 (measured 2026-12-03, and with plain torch.vmap + torch.autograd.grad, no
+  // vmapfuzz): the forward is right, but the gradient is NaN for exactly the examples that took
+  // the else branch: the batched cond selects with where, and sqrt's backward at a negative x
+  // gives 0 * NaN. Each example alone (the reference, and torch's own per-example autograd) has
+  // a finite gradient. So the case must be compared (never ambiguous nor invalid), and a
+  // mismatch must name exactly the negative examples; a torch that fixes it passes.
+  Case c = parseCase(kSqrtUntaken);
+  auto x = makeInputs(c)[0];
+  ASSERT_TRUE((x < 0).any().item<bool>() && (x > 0).any().item<bool>()) << x; // both branches taken
+  std::string negative;
+  for (int64_t b = 0; b < x.size(0); ++b)
+    if (x[b].item<float>() < 0) negative += (negative.empty() ? "" : ", ") + std::to_string(b);
+  for (const char *mode : {"direct", "eager", "direct+grad", "eager+grad"}) {
+    TorchBackend b = backend(mode);
+    Runner r(b);
+    CaseResult res = r.run(c);
+    bool grad = std::string(mode).find("+grad") != std::string::npos;
+    if (!grad) {
+      EXPECT_EQ(verdictName(res.verdict), "pass") << mode << ": " << res.summary;
+      continue;
+    }
+    ASSERT_TRUE(res.verdict == Verdict::Mismatch || res.verdict == Verdict::Pass)
+        << mode << ": " << verdictName(res.verdict) << ": " << res.summary << "\n" << res.traceback;
+    if (res.verdict == Verdict::Pass) continue;
+    EXPECT_NE(res.summary.find("examples that differ (outer level, dim 0): [" + negative + "]"), std::string::npos)
+        << mode << ": " << res.summary;
+    ASSERT_EQ(res.actual.size(), 1u);
+    EXPECT_TRUE(at::equal(at::isnan(res.actual[0]), x < 0)) << mode << ": " << res.actual[0];
+  }
+}

@@ -6,7 +6,10 @@
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "ir/text.h"
+#include "ir/op_registry.h"
 #include "ir/validate.h"
+#include "ir/walk.h"
+#include "oracles/reference.h"
 
 using namespace vf;
 
@@ -119,4 +122,44 @@ TEST(Generators, ByDefaultRegionsCaptureOnlyTheProgramsAndTheirParentsComputedVa
   }
   EXPECT_EQ(byDefault, 0);
   EXPECT_GT(withDeep, 50) << "over " << cases << " cases";
+}
+
+namespace {
+/// How many restricted-domain ops (sqrt, log, acos, div) `c` has at the top level and inside regions.
+std::pair<int, int> domainOps(const Case &c) {
+  int top = 0, inside = 0;
+  forEachStmt(c.program.body, [&](const Stmt &s, int depth) {
+    const OpDef *op = s.regions.empty() ? findOp(s.op) : nullptr;
+    if (op && op->restrictedDomain) ++(depth == 0 ? top : inside);
+  });
+  return {top, inside};
+}
+} // namespace
+
+TEST(Generators, RestrictedDomainOpsOnlyInsideRegionsAndOffWithTheirKnob) {
+  int inside = 0;
+  for (uint64_t s = 0; s < 300; ++s) {
+    Case c = generateCase(s, 60, GenPolicy{});
+    auto [top, in] = domainOps(c);
+    EXPECT_EQ(top, 0) << printCase(c);
+    inside += in;
+  }
+  EXPECT_GT(inside, 20); // the default weight offers them
+  GenPolicy off;
+  ASSERT_EQ(applyPolicySetting(off, "domain_op_weight=0"), "");
+  for (uint64_t s = 0; s < 300; ++s) {
+    Case c = generateCase(s, 60, off);
+    auto [top, in] = domainOps(c);
+    EXPECT_EQ(top + in, 0) << printCase(c);
+  }
+}
+
+RC_GTEST_PROP(Generators, CasesFullOfDomainOpsValidateAndTheReferenceRunsThem, ()) {
+  GenPolicy p;
+  p.domainOpWeight = 100;
+  Case c = *genCase(p);
+  RC_ASSERT(validateCase(c) == "");
+  RC_ASSERT(domainOps(c).first == 0);
+  RefResult r = runReference(c, makeInputs(c));
+  RC_ASSERT(r.error == "");
 }

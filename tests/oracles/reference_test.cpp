@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "ir/text.h"
@@ -87,4 +89,65 @@ TEST(Compare, ToleratesRoundingButNotRealDifferences) {
   EXPECT_NE(d.detail.find("first at [1]"), std::string::npos) << d.detail;
   EXPECT_FALSE(compareOutputs({a}, {a.reshape({3, 1})}).equal);
   EXPECT_FALSE(compareOutputs({a}, {a.to(at::kDouble)}).equal);
+}
+
+namespace {
+// if p > 0 then sqrt(x) else -x, per example: sqrt only sees the examples that take it.
+const char *kSqrtCase = R"(vmap size=3 in_dims=(0,0) out_dims=(0)
+func(%0: f32[], %1: f32[]) {
+  %2: bool[] = gt_scalar(%1) {value=0.0}
+  %3: f32[] = cond(%2) [
+    () {
+      %4: f32[] = sqrt(%0)
+      yield %4
+    }
+    () {
+      %5: f32[] = neg(%0)
+      yield %5
+    }
+  ]
+  return %3
+}
+)";
+} // namespace
+
+TEST(Reference, ARestrictedOpOnAnUntakenBranchLeavesNoDomainNote) {
+  // Example 1 has x = -1 but takes the else branch: sqrt never sees it.
+  Case c = parseCase(kSqrtCase);
+  RefResult r = runReference(c, {at::tensor({4.0f, -1.0f, 9.0f}), at::tensor({1.0f, -1.0f, 1.0f})});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(at::equal(r.outputs[0], at::tensor({2.0f, 1.0f, 3.0f}))) << r.outputs[0];
+  EXPECT_FALSE(r.domain.left());
+  EXPECT_NEAR(r.domain.min, 4.0 / 5.0, 1e-6); // sqrt(4): 4 / (4 + 1) from the edge
+  EXPECT_EQ(r.domain.op, "sqrt");
+  EXPECT_EQ(r.domain.reason(kAmbiguityMargin), "");
+}
+
+TEST(Reference, ARestrictedOpOnATakenBranchOutsideItsDomainIsRecorded) {
+  Case c = parseCase(kSqrtCase);
+  RefResult r = runReference(c, {at::tensor({4.0f, -1.0f, 9.0f}), at::tensor({1.0f, 1.0f, 1.0f})});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(std::isnan(r.outputs[0][1].item<float>())); // torch's own semantics: NaN
+  EXPECT_TRUE(r.domain.left());
+  EXPECT_EQ(r.domain.op, "sqrt");
+  EXPECT_NE(r.domain.reason(kAmbiguityMargin).find("left the domain of sqrt"), std::string::npos);
+}
+
+TEST(Reference, AtTheEdgeOfADomainIsNearOrOutside) {
+  // sqrt(0) is defined (0), but at the edge: a rounding may flip it, so it is within the margin.
+  Case c = parseCase(kSqrtCase);
+  RefResult r = runReference(c, {at::tensor({4.0f, 0.0f, 9.0f}), at::tensor({1.0f, 1.0f, 1.0f})});
+  EXPECT_FALSE(r.domain.left());
+  EXPECT_LT(r.domain.min, kAmbiguityMargin);
+  EXPECT_NE(r.domain.reason(kAmbiguityMargin).find("edge of sqrt's domain"), std::string::npos);
+  // log(0) = -inf and x / 0 = inf: a non-finite result from finite arguments is outside.
+  for (const char *op : {"log", "div"}) {
+    std::string text = kSqrtCase;
+    std::string call = std::string(op) + (std::string(op) == "div" ? "(%0, %0)" : "(%0)");
+    text.replace(text.find("sqrt(%0)"), 8, call);
+    RefResult z = runReference(parseCase(text), {at::tensor({4.0f, 0.0f, 9.0f}), at::tensor({1.0f, 1.0f, 1.0f})});
+    ASSERT_EQ(z.error, "") << op;
+    EXPECT_TRUE(z.domain.left()) << op << " " << z.domain.min;
+    EXPECT_EQ(z.domain.op, op);
+  }
 }
