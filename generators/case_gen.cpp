@@ -323,12 +323,14 @@ private:
   /// `head` emits (a loop's condition or counter), then one value of each of `outTypes`.
   /// `hide` are the outer values passed in as operands: the region sees them as parameters.
   Block region(const std::vector<Type> &paramTypes, const std::vector<ValueId> &hide, const std::vector<Type> &outTypes,
-               int depth, const std::function<std::vector<ValueId>(Block &)> &head = nullptr) {
+               int depth, const std::function<std::vector<ValueId>(Block &)> &head = nullptr,
+               const std::function<void(Block &)> &prelude = nullptr) {
     Block r;
     scopes_.emplace_back();
     for (const auto &t : paramTypes) r.params.push_back(fresh(t));
     scopeParams_.push_back(r.params.size());
     for (auto h : hide) hidden_.insert(h);
+    if (prelude) prelude(r);
     int64_t n = scaled(0, std::max(0, pol_.maxStmts - 2));
     for (int64_t i = 0; i < n; ++i) stmt(r, depth);
     if (head) r.yields = head(r);
@@ -430,20 +432,39 @@ private:
   /// with 0, so that examples with independent data take different branches.
   void condStmt(Block &b, int depth) {
     Stmt s{"cond", {}, {}, {}, {}};
+    std::optional<Def> guard; // a guarded cond's x (see GenPolicy::guardedCondPercent)
     if (chance(pol_.pythonBoolPercent)) {
       s.attrs.set("pred", chance(50)); // a Python bool: the same branch for every example
     } else {
       Attrs zero;
       zero.set("value", 0.0);
-      s.args.push_back(unaryStmt(b, "gt_scalar", splittingScalar(b), DType::b8, zero));
+      ValueId x = splittingScalar(b);
+      s.args.push_back(unaryStmt(b, "gt_scalar", x, DType::b8, zero));
+      if (pol_.domainOpWeight > 0 && chance(pol_.guardedCondPercent))
+        for (const auto &scope : scopes_)
+          for (const auto &d : scope)
+            if (d.id == x) guard = d;
     }
     auto operands = distinctOperands(scaled(0, pol_.maxOperands));
+    if (guard && std::none_of(operands.begin(), operands.end(), [&](const Def &o) { return o.id == guard->id; }))
+      operands.push_back(*guard);
     auto outTypes = outputTypesDrawn(operands);
     if (outTypes.empty()) return;
     for (const auto &o : operands) s.args.push_back(o.id);
     ValueId first = next_;
     next_ += static_cast<ValueId>(outTypes.size()); // results numbered before the regions
-    for (int k = 0; k < 2; ++k) s.regions.push_back(region(typesOf(operands), idsOf(operands), outTypes, depth + 1));
+    // A guarded cond's then-branch first takes sqrt or log of x, which its predicate keeps > 0.
+    std::function<void(Block &)> guarded;
+    if (guard) {
+      size_t at = std::find_if(operands.begin(), operands.end(), [&](const Def &o) { return o.id == guard->id; }) - operands.begin();
+      std::string op = chance(50) ? "sqrt" : "log";
+      guarded = [this, at, op](Block &r) {
+        Def y = fresh(r.params[at].type);
+        r.stmts.push_back(Stmt{op, {r.params[at].id}, {}, {}, {y}});
+      };
+    }
+    for (int k = 0; k < 2; ++k)
+      s.regions.push_back(region(typesOf(operands), idsOf(operands), outTypes, depth + 1, nullptr, k == 0 ? guarded : nullptr));
     for (size_t i = 0; i < outTypes.size(); ++i) s.results.push_back(Def{first + static_cast<ValueId>(i), outTypes[i]});
     for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));

@@ -26,6 +26,7 @@ constexpr Field kFields[] = {
     {"scan_weight", &GenPolicy::scanWeight, 0, 100},
     {"python_bool_percent", &GenPolicy::pythonBoolPercent, 0, 100},
     {"domain_op_weight", &GenPolicy::domainOpWeight, 0, 100},
+    {"guarded_cond_percent", &GenPolicy::guardedCondPercent, 0, 100},
     {"max_operands", &GenPolicy::maxOperands, 0, 8},
     {"max_region_outputs", &GenPolicy::maxRegionOutputs, 1, 8},
     {"max_outputs", &GenPolicy::maxOutputs, 1, 8},

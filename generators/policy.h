@@ -29,6 +29,12 @@ struct GenPolicy {
   /// loop bodies, scan combine fns), where a batched cond runs the untaken branch on data outside
   /// the domain; a taken path that leaves it is re-drawn or `ambiguous` (harness/campaign/margin.h).
   int domainOpWeight = 10;
+  /// Chance (%) that a cond on a tensor predicate is a guarded one: the predicate is `x > 0` for
+  /// a 0-d floating operand x, and the then-branch starts with a restricted-domain op of x
+  /// (sqrt or log), the way real code guards one: each example's taken path stays inside the
+  /// domain, and a batched cond that runs both branches meets it outside (for the examples that
+  /// take the else-branch). 0 with domain_op_weight=0.
+  int guardedCondPercent = 20;
   int tupleRetries = 24;      ///< tries to find arguments an op's type rule accepts
   /// 0: a region captures values of the program, of its own scope and of its parent region,
   /// but not its parent's parameters nor values of regions further out. 1: any enclosing

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "generators/case_gen.h"
@@ -9,6 +10,7 @@
 #include "ir/op_registry.h"
 #include "ir/validate.h"
 #include "ir/walk.h"
+#include "oracles/compare.h"
 #include "oracles/reference.h"
 
 using namespace vf;
@@ -162,4 +164,63 @@ RC_GTEST_PROP(Generators, CasesFullOfDomainOpsValidateAndTheReferenceRunsThem, (
   RC_ASSERT(domainOps(c).first == 0);
   RefResult r = runReference(c, makeInputs(c));
   RC_ASSERT(r.error == "");
+}
+
+namespace {
+
+/// Guarded conds of `b` and below: a cond whose predicate is `gt_scalar(x) {value=0}` and whose
+/// then-branch first takes sqrt or log of the parameter that x is passed as.
+int guardedConds(const Block &b) {
+  int n = 0;
+  std::map<ValueId, ValueId> predOf; // a gt_scalar's result -> its argument
+  for (const auto &s : b.stmts) {
+    if (s.op == "gt_scalar" && s.attrs.getFloat("value") == 0.0) predOf[s.results[0].id] = s.args[0];
+    if (s.op == "cond" && !s.args.empty() && predOf.count(s.args[0])) {
+      ValueId x = predOf[s.args[0]];
+      const Block &then = s.regions[0];
+      for (size_t i = 1; i < s.args.size(); ++i)
+        if (s.args[i] == x && !then.stmts.empty() && (then.stmts[0].op == "sqrt" || then.stmts[0].op == "log") &&
+            then.stmts[0].args[0] == then.params[i - 1].id)
+          ++n;
+    }
+    for (const auto &r : s.regions) n += guardedConds(r);
+  }
+  return n;
+}
+
+} // namespace
+
+TEST(Generators, GuardedCondsKeepEachTakenPathInsideTheDomain) {
+  // The then-branch's sqrt/log is of the value the predicate keeps > 0: the reference (each
+  // example alone, only its taken branch) never leaves the domain there.
+  int guarded = 0;
+  for (uint64_t s = 0; s < 300; ++s) {
+    Case c = generateCase(s, 60, GenPolicy{});
+    guarded += guardedConds(c.program.body);
+  }
+  EXPECT_GT(guarded, 10);
+  GenPolicy off;
+  ASSERT_EQ(applyPolicySetting(off, "guarded_cond_percent=0"), "");
+  ASSERT_EQ(applyPolicySetting(off, "domain_op_weight=0"), "");
+  int none = 0;
+  for (uint64_t s = 0; s < 300; ++s) none += guardedConds(generateCase(s, 60, off).program.body);
+  EXPECT_EQ(none, 0);
+  // A program that is only a guarded cond: positive examples take sqrt, negative ones the else
+  // branch; the reference records no domain left.
+  Case c = parseCase(R"(vmap size=4 in_dims=(0) out_dims=(0)
+data_seed 1
+func(%0: f32[]) {
+  %1: bool[] = gt_scalar(%0) {value=0.0}
+  %2: f32[] = cond(%1, %0) [
+    (%3: f32[]) { %4: f32[] = sqrt(%3)
+ yield %4 }
+    (%5: f32[]) { yield %5 }
+  ]
+  return %2
+}
+)");
+  ASSERT_EQ(guardedConds(c.program.body), 1);
+  RefResult r = runReference(c, {at::tensor({0.5f, -0.5f, 2.0f, -3.0f})});
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.domain.reason(kAmbiguityMargin), "");
 }
