@@ -6,6 +6,7 @@
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "harness/backends/torch/torch_backend.h"
+#include "harness/report/findings.h"
 #include "harness/run/runner.h"
 #include "ir/differentiable.h"
 #include "ir/text.h"
@@ -158,4 +159,21 @@ TEST(GradModes, AnUntakenSqrtBranchIsComparedAndItsGradientRecorded) {
     ASSERT_EQ(res.actual.size(), 1u);
     EXPECT_TRUE(at::equal(at::isnan(res.actual[0]), x < 0)) << mode << ": " << res.actual[0];
   }
+}
+
+TEST(GradModes, AKnownForwardBugMetInAGradientModeIsKnownThoughItsTracebackIsLong) {
+  // reports/batched-error-72c06e84 (eager) raises in eager+grad's forward pass too. Dynamo's
+  // traceback is longer than the 4000 characters the worker sends: the frame that says which pass
+  // raised must survive the cut, so the finding keeps the forward mode's signature and a nightly
+  // with gradient modes counts it as known instead of filing it again.
+  Case c = parseCase(test::slurp(std::string(VMAPFUZZ_SOURCE_DIR) + "/tests/e2e/data/grad_forward_long_traceback.vf"));
+  TorchBackend b = backend("eager+grad");
+  Runner r(b);
+  CaseResult res = r.run(c);
+  ASSERT_EQ(res.verdict, Verdict::BatchedError) << res.summary;
+  EXPECT_EQ(res.summary.rfind("the forward pass raises: ", 0), 0u) << res.summary;
+  std::string sig = signatureOf(c, res);
+  EXPECT_EQ(sig.rfind("eager|cpu|batched-error|", 0), 0u) << sig;
+  FindingStore filed(std::string(VMAPFUZZ_SOURCE_DIR) + "/reports");
+  EXPECT_TRUE(filed.known(sig)) << sig;
 }

@@ -60,8 +60,18 @@ _WORKER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def _traceback():
     """The current exception's traceback, its last 4000 characters, with this worker's own
-    files named without the directory they run from: reports must not name a machine's paths."""
-    return traceback.format_exc().replace(_WORKER_DIR, "vmapfuzz-worker/")[-4000:]
+    files named without the directory they run from: reports must not name a machine's paths.
+    A gradient mode's traceback says which pass raised by a frame `_forward_pass` or
+    `_backward_pass` (gradientPassOf in harness/run/runner.h: the innermost one decides); where
+    that frame is in the part cut off (dynamo's tracebacks are long), a line naming it is kept."""
+    full = traceback.format_exc().replace(_WORKER_DIR, "vmapfuzz-worker/")
+    if len(full) <= 4000:
+        return full
+    cut, kept = full[:-4000], full[-4000:]
+    fw, bw = cut.rfind("in _forward_pass"), cut.rfind("in _backward_pass")
+    if max(fw, bw) >= 0:
+        kept = "  (frames cut) in " + ("_backward_pass" if bw > fw else "_forward_pass") + "\n" + kept
+    return kept
 
 
 PROTOCOL_VERSION = 2
