@@ -25,6 +25,14 @@ die() { echo "no-test-packages-build: error: $*" >&2; exit 3; }
 [ "$(id -u)" = 0 ] || die "needs root (an overlay mount and a chroot)"
 grep -qw overlay /proc/filesystems || die "this kernel has no overlay file system"
 "$PROJECT/ci/sid-root.sh" ensure
+# The overlay's upper layer keeps its own dpkg status: once the sid root's package list grows (a
+# new stamp), an old upper layer would hide the new packages from the purge. Start it afresh.
+stamp=$(basename "$(ls -d "$ROOT"/.vmapfuzz-ready-* 2>/dev/null | sort | tail -n 1)")
+if [ "$(cat "$WORK/root-stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$WORK/upper" "$WORK/work"
+  mkdir -p "$WORK"
+  echo "$stamp" >"$WORK/root-stamp"
+fi
 mkdir -p "$WORK/upper" "$WORK/work" "$WORK/merged"
 rm -rf "$PROJECT/build-notest"
 
