@@ -151,12 +151,10 @@ std::vector<std::optional<DType>> outputPrecisions(const Program &p) {
 
 std::optional<DType> programPrecision(const Program &p) {
   std::optional<DType> all;
-  for (const auto &prm : p.body.params) all = lessPrecise(all, floatingOrNone(prm.type.dtype));
-  forEachStmt(p.body, [&](const Stmt &s, int) {
-    for (const auto &d : s.results) all = lessPrecise(all, floatingOrNone(d.type.dtype));
-  });
   forEachBlock(p.body, [&](const Block &b, int) {
     for (const auto &prm : b.params) all = lessPrecise(all, floatingOrNone(prm.type.dtype));
+    for (const auto &s : b.stmts)
+      for (const auto &d : s.results) all = lessPrecise(all, floatingOrNone(d.type.dtype));
   });
   return all;
 }

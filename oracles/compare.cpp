@@ -95,9 +95,9 @@ Comparison compareOutputs(const std::vector<at::Tensor> &expected, const std::ve
     }
     if (e.numel() == 0) continue;
     Tolerance tol = i < tolerances.size() ? tolerances[i] : toleranceFor(e.scalar_type());
-    auto ed = e.to(at::kDouble), ad = a.to(at::kDouble);
     auto close = closeElements(e, a, tol);
     if (close.all().item<bool>()) continue;
+    auto ed = e.to(at::kDouble), ad = a.to(at::kDouble);
     auto bad = at::logical_not(close).reshape(-1).nonzero();
     int64_t flat = bad[0][0].item<int64_t>();
     int64_t nbad = bad.size(0);

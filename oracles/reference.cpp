@@ -17,8 +17,8 @@ namespace {
 
 class Interp {
 public:
-  Interp(const Program &p, bool f64, double &margin, double *kink, DomainNote *domain)
-      : f64_(f64), margin_(margin), kink_(kink), domain_(domain), precision_(valuePrecisions(p)) {}
+  Interp(const std::unordered_map<ValueId, DType> &precision, bool f64, double &margin, double *kink, DomainNote *domain)
+      : f64_(f64), margin_(margin), kink_(kink), domain_(domain), precision_(precision) {}
 
   std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
     for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
@@ -34,7 +34,7 @@ private:
   double *kink_; ///< where to record kinks (the VJP's differentiability), or null
   DomainNote *domain_; ///< where to record restricted domains, or null
   std::unordered_map<ValueId, at::Tensor> env_;
-  std::unordered_map<ValueId, DType> precision_; ///< ir/precision.h: margins are judged in it
+  const std::unordered_map<ValueId, DType> &precision_; ///< ir/precision.h: margins are judged in it
 
   /// The margin scale of the least precise dtype `s`'s arguments were computed in.
   double precisionScale(const Stmt &s) const {
@@ -121,12 +121,14 @@ private:
 } // namespace
 
 std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin, bool float64,
-                                    double *minKink, DomainNote *domain) {
+                                    double *minKink, DomainNote *domain, const std::unordered_map<ValueId, DType> *precision) {
   std::vector<at::Tensor> ins = inputs;
   if (float64)
     for (auto &t : ins)
       if (t.is_floating_point()) t = t.to(at::kDouble);
-  Interp in(p, float64, minMargin, minKink, domain);
+  std::unordered_map<ValueId, DType> own;
+  if (!precision) own = valuePrecisions(p);
+  Interp in(precision ? *precision : own, float64, minMargin, minKink, domain);
   return in.block(p.body, ins);
 }
 
@@ -139,8 +141,9 @@ std::string DomainNote::reason(double margin) const {
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt) {
   RefResult r;
   try {
+    const auto precision = valuePrecisions(c.program);
     r.outputs = unbatch(c.spec.levels, physicalInputs, [&](const std::vector<at::Tensor> &ex) {
-      return evalProgram(c.program, ex, r.minMargin, opt.float64, nullptr, &r.domain);
+      return evalProgram(c.program, ex, r.minMargin, opt.float64, nullptr, &r.domain, &precision);
     });
     if (opt.float64) {
       // Cast back to the declared output dtypes.

@@ -15,6 +15,7 @@
 ///    (backwards when reversed), (carries, y_t) = combine_fn(carries, xs[t]); results are the
 ///    final carries and each y stacked at dim 0 by t.
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -50,9 +51,12 @@ struct RefResult {
 
 /// Runs one example's program (inputs already unbatched). With `minKink`, also records how close
 /// an op's argument came to a point where the op has no derivative (EvalCtx::minKink); with
-/// `domain`, how close a restricted-domain op came to its domain's edge.
+/// `domain`, how close a restricted-domain op came to its domain's edge. `precision`: the
+/// program's valuePrecisions (ir/precision.h), which margins are judged in; computed here when
+/// null (a caller that runs every example passes it once).
 std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tensor> &inputs, double &minMargin,
-                                    bool float64 = false, double *minKink = nullptr, DomainNote *domain = nullptr);
+                                    bool float64 = false, double *minKink = nullptr, DomainNote *domain = nullptr,
+                                    const std::unordered_map<ValueId, DType> *precision = nullptr);
 
 /// Runs every example of `c` alone and stacks the results by the batch spec.
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt = {});

@@ -4,6 +4,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include "ir/differentiable.h"
+#include "ir/precision.h"
 #include "ir/unbatch.h"
 
 namespace vf {
@@ -23,8 +24,9 @@ RefVjp runReferenceVjp(const Case &c, const std::vector<at::Tensor> &physicalInp
       leaves[i] = physicalInputs[i].detach().clone().requires_grad_(true);
       wrt.push_back(leaves[i]);
     }
+    const auto precision = valuePrecisions(c.program);
     auto outputs = unbatch(c.spec.levels, leaves, [&](const std::vector<at::Tensor> &ex) {
-      return evalProgram(c.program, ex, r.minMargin, opt.float64, &r.minKink);
+      return evalProgram(c.program, ex, r.minMargin, opt.float64, &r.minKink, nullptr, &precision);
     });
     std::vector<at::Tensor> roots, seeds;
     for (size_t k = 0; k < gout.size(); ++k) {

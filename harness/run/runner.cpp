@@ -8,6 +8,7 @@
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
 #include "ir/differentiable.h"
+#include "ir/precision.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
 
@@ -76,12 +77,14 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   auto tolerancesOf = [&c, grad](const std::vector<at::Tensor> &expected) {
     if (!grad) return outputTolerances(c.program);
     std::vector<Tolerance> t;
-    for (const auto &e : expected) t.push_back(gradientTolerance(e.scalar_type(), c.program));
+    const auto precision = programPrecision(c.program); // a gradient depends on the whole program
+    for (const auto &e : expected) t.push_back(toleranceFor(e.scalar_type(), precision));
     return t;
   };
-  auto compare = [&r, &c, grad, &tolerancesOf](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+  // Every comparison is of the same program's outputs (or gradients): r.tolerances, set once.
+  auto compare = [&r, &c, grad](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
     auto tc = std::chrono::steady_clock::now();
-    Comparison cmp = compareOutputs(a, b, tolerancesOf(a));
+    Comparison cmp = compareOutputs(a, b, r.tolerances);
     if (grad && !cmp.equal) cmp.detail = gradientDetail(c, cmp.detail, a, b);
     r.compareSeconds += since(tc);
     return cmp;
