@@ -43,6 +43,7 @@ constexpr Field kFields[] = {
     {"randomness_percent", &GenPolicy::randomnessPercent, 0, 100},
     {"layout_percent", &GenPolicy::layoutPercent, 0, 100},
     {"max_redraws", &GenPolicy::maxRedraws, 0, 100},
+    {"respecs_per_pass", &GenPolicy::respecsPerPass, 0, 64},
     {"gpu_tier", &GenPolicy::gpuTier, 0, 1},
     {"deep_captures", &GenPolicy::deepCaptures, 0, 1},
     {"keep_unsupported", &GenPolicy::keepUnsupported, 0, 1},

@@ -67,6 +67,10 @@ struct GenPolicy {
   int randomnessPercent = 20; ///< chance (%) a level sets randomness to "different" or "same"
   int layoutPercent = 30;     ///< chance (%) a case hands some inputs over non-contiguous
   int maxRedraws = 8;         ///< data re-draws to move predicates off their decision boundary
+  /// A program that passes in a campaign's first mode, when that is `direct`, runs again with
+  /// this many other batch specs and data (harness/campaign/draw.h: drawRespec): the program is
+  /// generated once, and a direct run costs milliseconds. 0: every case is a fresh program.
+  int respecsPerPass = 0;
 
   // ---- opt-in tier for GPU kernel limits ----
   /// 1: half of the cases are batched outer products and fills whose batched element counts

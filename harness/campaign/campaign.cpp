@@ -9,6 +9,7 @@
 #include <chrono>
 #include <regex>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <sstream>
 
@@ -18,10 +19,14 @@
 #include "harness/report/signature.h"
 #include "harness/report/shrinker.h"
 #include "ir/constructs.h"
+#include "ir/text.h"
 
 namespace vf {
 
 namespace {
+
+/// A mismatch's ablation makes at most this many runs (findingSignature).
+constexpr int kAblationProbes = 32;
 
 std::string progressLine(const CampaignStats &s, const FindingStore &store, double secs) {
   std::ostringstream os;
@@ -74,43 +79,71 @@ public:
         redraws = drawn.redraws;
         nearBoundary = drawn.nearBoundary;
       }
-      Prepared prep = runners.front()->prepare(c);
-      std::vector<CaseResult> results;
-      std::vector<Runner *> ran;
-      for (size_t k = 0; k < runners.size(); ++k) {
-        if (!shouldRun(c, *runners[k], k)) continue;
-        results.push_back(runners[k]->run(c, prep));
-        ran.push_back(runners[k]);
-        std::lock_guard<std::mutex> g(mu_);
-        modeSeconds_[k] += results.back().totalSeconds;
-      }
-      if (guide_.on()) {
-        std::vector<std::string> keys;
-        for (const auto &r : results) keys.insert(keys.end(), r.pyCoverage.begin(), r.pyCoverage.end());
-        guide_.observe(c, keys, mutant ? &*mutant : nullptr, elapsed());
-      }
-      // The inputs and reference were computed once, for all modes: count them once.
-      for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        s_.cases++;
-        s_.caseIndices.push_back(i);
-        s_.coverage.add(c);
-        s_.phases.generate += genSeconds;
-        s_.redrawnCases += redraws > 0;
-        s_.redraws += redraws;
-        s_.nearBoundary += nearBoundary;
-        for (const auto &r : results) count(c, r, cs, size, mutant ? &*mutant : nullptr);
-        if (opt_.caseLog)
-          for (const auto &r : results)
-            *opt_.caseLog << i << "\t" << cs << "\t" << size << "\t" << r.system << "\t" << verdictName(r.verdict) << "\t"
-                          << (isFinding(r.verdict) ? signatureOf(c, r) : "") << "\n";
-      }
-      for (size_t k = 0; k < ran.size(); ++k)
-        if (isFailure(results[k].verdict))
-          file(c, results[k], *ran[k], runners, cs, size, mutant.has_value());
+      const bool passed = runCase(c, runners, false, i, cs, size, mutant ? &*mutant : nullptr, genSeconds, redraws, nearBoundary);
+      // A program that passes runs again with other batch specs and data, where a run is cheap:
+      // in the first mode, when it is direct. The program is generated once.
+      if (passed && !mutant && opt_.policy.respecsPerPass > 0 && execOfSystem(runners.front()->backend().name()).direct())
+        for (int k = 0; k < opt_.policy.respecsPerPass && elapsed() < opt_.seconds; ++k) {
+          DrawnCase d;
+          {
+            std::lock_guard<std::mutex> g(genMu_);
+            auto tGen = std::chrono::steady_clock::now();
+            d = drawRespec(c, cs, k, size, opt_.policy);
+            genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
+          }
+          const Mutant respec{d.c, "re-spec of a passing program", 0}; // no gen line: filed as case.vf
+          if (!runCase(d.c, runners, true, i, cs, size, &respec, genSeconds, d.redraws, d.nearBoundary)) break;
+        }
       progress(false);
     }
+  }
+
+  /// Runs one case in the modes of the job (only the first for a re-spec) and files its
+  /// failures; true when it passed in every mode it ran in.
+  bool runCase(const Case &c, const RunnerSet &runners, bool respec, int64_t i, uint64_t cs, int size,
+               const Mutant *mutant, double genSeconds, int redraws, bool nearBoundary) {
+    Prepared prep = runners.front()->prepare(c);
+    std::vector<CaseResult> results;
+    std::vector<Runner *> ran;
+    for (size_t k = 0; k < (respec ? 1 : runners.size()); ++k) {
+      if (!shouldRun(c, *runners[k], k)) continue;
+      results.push_back(runners[k]->run(c, prep));
+      ran.push_back(runners[k]);
+      std::lock_guard<std::mutex> g(mu_);
+      modeSeconds_[k] += results.back().totalSeconds;
+      auto &cost = runCost_[results.back().system];
+      cost.first += results.back().totalSeconds;
+      cost.second++;
+    }
+    if (guide_.on()) {
+      std::vector<std::string> keys;
+      for (const auto &r : results) keys.insert(keys.end(), r.pyCoverage.begin(), r.pyCoverage.end());
+      guide_.observe(c, keys, respec ? nullptr : mutant, elapsed());
+    }
+    // The inputs and reference were computed once, for all modes: count them once.
+    for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      s_.cases++;
+      if (respec) s_.respecCases++;
+      else s_.caseIndices.push_back(i); // a re-spec runs under its program's index
+      s_.coverage.add(c);
+      s_.phases.generate += genSeconds;
+      s_.redrawnCases += redraws > 0;
+      s_.redraws += redraws;
+      s_.nearBoundary += nearBoundary;
+      for (const auto &r : results) count(c, r, cs, size, mutant);
+      if (opt_.caseLog)
+        for (const auto &r : results)
+          *opt_.caseLog << i << "\t" << cs << "\t" << size << "\t" << r.system << "\t" << verdictName(r.verdict) << "\t"
+                        << (isFinding(r.verdict) ? signatureOf(c, r) : "") << "\n";
+    }
+    for (size_t k = 0; k < ran.size(); ++k)
+      if (isFailure(results[k].verdict))
+        file(c, results[k], *ran[k], runners, cs, size, mutant != nullptr);
+    bool passed = !results.empty();
+    for (const auto &r : results) passed = passed && r.verdict == Verdict::Pass;
+    return passed;
   }
 
   CampaignStats finish() {
@@ -222,6 +255,20 @@ private:
       sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
       fresh = !store_.known(sig) && r.verdict != Verdict::HarnessBug;
       shrink = opt_.shrink && fresh;
+    }
+    // --time holds, filing included: a new failure whose checks would end past the deadline is
+    // kept unchecked for a later replay instead.
+    const double checks = fresh ? checksCost(r, job) : 0.0;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (shrinking_.count(sig0)) { // another job began shrinking it meanwhile
+        pending_[sig0].push_back({c, r, rep});
+        return;
+      }
+      if (fresh && left() < checks) {
+        keepUnchecked(c, r, sig0, rep);
+        return;
+      }
       if (shrink) {
         shrinking_.insert(sig0);
         say("shrinking a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " (" +
@@ -236,18 +283,31 @@ private:
       ShrinkStats ss;
       // Shrink in the fastest system of the job that fails the same way (direct before eager
       // before compile: a direct run takes milliseconds), then confirm in the one that found it.
-      Runner &fast = fastestThatFailsAlike(c, r, runner, job);
+      // Looking for a faster system costs a run in each other mode: only when time is left for it.
+      double others = 0;
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        for (Runner *x : job) others += x == &runner ? 0.0 : runCost(x->backend().name());
+      }
+      Runner &fast = left() > checks + 2 * others ? fastestThatFailsAlike(c, r, runner, job) : runner;
       const CaseResult fastFound = &fast == &runner ? r : fast.run(c);
+      double candidateCost;
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        candidateCost = runCost(fast.backend().name());
+      }
       filed = shrinkCase(c, [&](const Case &cand) {
-        // Past the campaign's time stop accepting: the case stays as small as it got, and
-        // --time holds, shrinking included.
-        if (elapsed() > opt_.seconds) return false;
+        // Stop accepting when a candidate's run would leave too little time for the checks: the
+        // case stays as small as it got, and --time holds, shrinking included.
+        if (left() < checks + candidateCost) return false;
         return failsTheSameWay(fastFound, fast.run(cand));
       }, &ss, opt_.maxShrinkAttempts);
-      filedResult = runner.run(filed);
-      if (filedResult.verdict != r.verdict) { // flaky: file the case as found
-        filed = c;
-        filedResult = r;
+      if (ss.accepted > 0) { // the shrunk case is confirmed in the system that found it
+        filedResult = runner.run(filed);
+        if (filedResult.verdict != r.verdict) { // flaky: file the case as found
+          filed = c;
+          filedResult = r;
+        }
       }
       double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
       std::ostringstream n;
@@ -279,7 +339,7 @@ private:
     // through the system it is filed for (the public API's, where the cross-check chose it).
     Signature full;
     full.key = sig;
-    if (fresh) full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner));
+    if (fresh) full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), kAblationProbes);
     std::lock_guard<std::mutex> g(mu_);
     if (fresh) sig = shrunkSignature_[sig0] = full.key;
     if (shrink) say("shrunk: " + note);
@@ -299,6 +359,54 @@ private:
     }
   }
 
+  /// Mean seconds of one run of `system` so far (0 before its first). Caller holds mu_.
+  double runCost(const std::string &system) const {
+    auto it = runCost_.find(system);
+    return it == runCost_.end() || it->second.second == 0 ? 0.0 : it->second.first / it->second.second;
+  }
+
+  /// What a new finding's checks after shrinking cost, from the mean run times so far: the re-run
+  /// of the shrunk case, a direct-mode finding's run through the public API, and a mismatch's
+  /// ablation (at most kAblationProbes runs of the slower of the two).
+  double checksCost(const CaseResult &r, const RunnerSet &job) {
+    std::lock_guard<std::mutex> g(mu_);
+    const double own = runCost(r.system);
+    double pub = 0;
+    const ExecConfig found = execOfSystem(r.system);
+    if (found.direct())
+      for (Runner *x : job) {
+        const std::string name = x->backend().name();
+        const ExecConfig e = execOfSystem(name);
+        if (!e.direct() && !e.compiled() && e.grad == found.grad && e.device == found.device) pub = std::max(pub, runCost(name));
+      }
+    return own + pub + (r.verdict == Verdict::Mismatch ? kAblationProbes * std::max(own, pub) : 0.0);
+  }
+
+  /// Seconds of the campaign left.
+  double left() const { return opt_.seconds - elapsed(); }
+
+  /// Keeps a new failure unchecked, as a case file that `vmapfuzz replay --reports` checks and
+  /// files, when the deadline leaves no time for its checks. Caller holds mu_.
+  void keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep) {
+    std::string where = "(no folder for unchecked cases)";
+    if (!opt_.uncheckedDir.empty()) {
+      std::filesystem::create_directories(opt_.uncheckedDir);
+      uint64_t h = 1469598103934665603ULL; // FNV-1a of the signature: one file per signature
+      for (unsigned char ch : sig0) h = (h ^ ch) * 1099511628211ULL;
+      char name[32];
+      std::snprintf(name, sizeof name, "%016llx.vf", static_cast<unsigned long long>(h));
+      where = opt_.uncheckedDir + "/" + std::string(verdictName(r.verdict)) + "-" + name;
+      if (std::find(s_.unchecked.begin(), s_.unchecked.end(), where) != s_.unchecked.end()) return;
+      writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system +
+                                 ", found with too little of the campaign's time left to shrink, cross-check and file it\n"
+                                 "# " + r.summary.substr(0, 300) + "\n# signature (before those checks): " + sig0 +
+                                 "\n# found by: " + rep + "\n# check and file it: vmapfuzz replay --mode " + r.system.substr(0, r.system.find('|')) +
+                                 " --reports REPORTS THIS_FILE\n" + printCase(c));
+    }
+    s_.unchecked.push_back(where);
+    say("kept unchecked (the time is up): a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " -> " + where);
+  }
+
   const CampaignOptions &opt_;
   FindingStore &store_;
   std::ostream &log_;
@@ -311,6 +419,7 @@ private:
   std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
   std::set<std::string> setAside_;                     ///< signatures found that are not torch bugs
   std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
+  std::map<std::string, std::pair<double, int64_t>> runCost_; ///< system -> seconds and number of its runs
   std::set<std::string> shrinking_;
   std::map<std::string, std::vector<Pending>> pending_;
 };
@@ -378,6 +487,9 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
       os << std::setw(std::max<int>(10, mode.size() + 2)) << std::setprecision(1) << s.secondsByMode.at(mode);
     os << "\n";
   }
+  if (s.respecCases)
+    os << "re-specs of passing programs (respecs_per_pass): " << s.respecCases << " of the " << s.cases
+       << " cases ran a program that had passed with another batch spec and data\n";
   os << "re-drawn for predicate margins: " << s.redrawnCases << " cases (" << s.redraws << " re-draws); "
      << s.nearBoundary << " still near a boundary\n";
   os << "coverage (cases exercising each feature):\n";
@@ -393,6 +505,12 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
     os << "\n";
   }
   if (!s.guided.table.empty()) printGuided(s.guided, os);
+  if (!s.unchecked.empty()) {
+    os << "kept unchecked (found with too little time left to shrink, cross-check and file; `vmapfuzz replay "
+          "--reports DIR FILE` checks and files them): "
+       << s.unchecked.size() << "\n";
+    for (const auto &f : s.unchecked) os << "  " << f << "\n";
+  }
   if (s.setAside) os << "set aside: " << s.setAside << " direct-mode failures whose programs the public API rejects (not torch bugs)\n";
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.

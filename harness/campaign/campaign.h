@@ -45,6 +45,11 @@ struct CampaignOptions {
   std::map<std::string, std::set<std::string>> unsupportedIn;
   std::vector<std::string> notGenerated; ///< constructs dropped from the policy by those probes
   GuidedOptions guided; ///< coverage-guided mutation of corpus cases (guided.h)
+  /// A new failure found too close to the deadline for its checks (re-run, cross-check through
+  /// the public API, a mismatch's ablation) is kept here unchecked, as a case file that
+  /// `vmapfuzz replay --reports` checks and files later, so --time holds and nothing is lost
+  /// ("": the campaign's log names its gen line only).
+  std::string uncheckedDir;
 };
 
 struct CampaignStats {
@@ -63,12 +68,15 @@ struct CampaignStats {
   std::vector<int64_t> caseIndices;              ///< every index run (sorted at the end): shards merge on these
   PhaseTimes phases; ///< where the wall time went (printed with the summary)
   int jobs = 1;      ///< parallel case loops (the phases add up to jobs x seconds)
+  int64_t respecCases = 0; ///< cases that re-ran a passing program with another batch spec (GenPolicy::respecsPerPass)
   int64_t redrawnCases = 0, redraws = 0;          ///< cases whose data was re-drawn for predicate margins
   int64_t nearBoundary = 0;                       ///< cases still near a boundary after every re-draw
   std::map<std::string, int64_t> skipped;         ///< system -> runs left out (its time share, or no rule)
   std::vector<std::string> notGenerated;          ///< constructs no system could batch: not generated
   int64_t setAside = 0;   ///< direct-mode failures the public API rejects as invalid input: not filed
   GuidedStats guided;     ///< python coverage, corpus and mutants (when --coverage is on)
+  /// New failures kept unchecked at the deadline (CampaignOptions::uncheckedDir): their files.
+  std::vector<std::string> unchecked;
 };
 
 /// Runs the campaign with one thread per job; each case runs in every mode of its job.

@@ -16,4 +16,10 @@ DrawnCase drawCase(uint64_t caseSeed, int size, const GenPolicy &policy) {
   return keepMargin(generateCase(caseSeed, size, policy), policy.maxRedraws);
 }
 
+DrawnCase drawRespec(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy) {
+  const uint64_t seed = splitmixMix(caseSeed ^ (kSplitmixGamma * static_cast<uint64_t>(k + 1)));
+  Case r{c.program, genBatchSpec(c.program, policy)(rc::Random(seed), size).value()};
+  return keepMargin(std::move(r), policy.maxRedraws);
+}
+
 } // namespace vf

@@ -18,4 +18,9 @@ int caseSize(int64_t index);
 /// while a predicate sits near its decision boundary (keepMargin). Deterministic.
 DrawnCase drawCase(uint64_t caseSeed, int size, const GenPolicy &policy);
 
+/// The `k`-th re-spec of a case: the same program with another batch spec (levels, sizes,
+/// in_dims, out_dims, chunking) and data, drawn from (caseSeed, k) and kept off its predicates'
+/// boundaries like drawCase. Deterministic. Uses RapidCheck: call under the generator's lock.
+DrawnCase drawRespec(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy);
+
 } // namespace vf

@@ -33,6 +33,7 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
 
   // 2. The campaign gets what the budget leaves, keeping a share for the re-check.
   CampaignOptions co = opt.campaign;
+  co.uncheckedDir = opt.outDir + "/unchecked";
   double recheckReserve = opt.python.empty() ? 0 : std::min(120.0, 0.2 * opt.budgetSeconds);
   co.seconds = std::max(0.0, opt.budgetSeconds - elapsed() - recheckReserve);
   CampaignStats stats = runCampaign(co, systems.jobs(), store, log);

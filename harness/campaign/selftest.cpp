@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/backends/exec_config.h"
 #include "harness/campaign/draw.h"
 #include "harness/report/reproduce.h"
 #include "harness/report/shrinker.h"
@@ -44,26 +45,26 @@ FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &op
     return cr.verdict == Verdict::Pass;
   };
   auto t0 = std::chrono::steady_clock::now();
-  for (int64_t i = 0; opt.casesPerFault < 0 || i < opt.casesPerFault; ++i) {
-    if (since(t0) >= opt.secondsPerFault) break;
-    uint64_t cs = caseSeed(opt.seed, i);
-    int size = caseSize(i);
-    auto tg = std::chrono::steady_clock::now();
-    Case c = drawCase(cs, size, opt.policy).c; // the campaign's draw: the reproduce line regenerates it
-    res.phases.generate += since(tg);
+  Guide guide(opt.guided); // each fault's campaign grows its own corpus
+  const bool direct = execOfSystem(faulty->name()).direct();
+  // One case: run with the fault planted; a detection is shrunk and ends the fault's campaign.
+  // A corpus mutant or a re-spec has no gen line: it is replayed from OUT/<fault>.vf.
+  auto detects = [&](const Case &c, uint64_t cs, int size, bool generated) {
     CaseResult r = faultyRunner.run(c);
     res.phases.add(r);
-    res.cases = i + 1;
+    res.cases++;
+    if (guide.on()) guide.observe(c, r.pyCoverage, nullptr, since(t0));
     if (!killed(c, r, true)) {
       if (isFinding(r.verdict)) res.findingsClean++;
-      continue;
+      return r.verdict == Verdict::Pass ? 0 : -1;
     }
     res.detected = true;
     res.seconds = since(t0);
     res.verdict = std::string(verdictName(r.verdict));
     res.summary = r.summary;
     res.sizeFound = res.sizeShrunk = c.program.size();
-    res.reproduce = reproduceLine(cs, size, opt.genFlags, runFlagsOf({fault}, false), r.system);
+    res.reproduce = generated ? reproduceLine(cs, size, opt.genFlags, runFlagsOf({fault}, false), r.system)
+                              : replayCommand(runFlagsOf({fault}, false), r.system, fault + ".vf");
     Case shrunk = c;
     if (opt.shrink) {
       auto ts = std::chrono::steady_clock::now();
@@ -80,7 +81,28 @@ FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &op
       res.sizeShrunk = shrunk.program.size();
     }
     res.shrunkCase = printCase(shrunk);
-    break;
+    return 1;
+  };
+  for (int64_t i = 0; opt.casesPerFault < 0 || res.cases < opt.casesPerFault; ++i) {
+    if (since(t0) >= opt.secondsPerFault) break;
+    uint64_t cs = caseSeed(opt.seed, i);
+    int size = caseSize(i);
+    auto tg = std::chrono::steady_clock::now();
+    std::optional<Mutant> mutant = guide.next(cs, opt.policy);
+    // The campaign's draw: the reproduce line regenerates it.
+    Case c = mutant ? keepMargin(mutant->c, opt.policy.maxRedraws).c : drawCase(cs, size, opt.policy).c;
+    res.phases.generate += since(tg);
+    int got = detects(c, cs, size, !mutant);
+    if (got > 0) break;
+    // As in a campaign: a passing program runs again with other batch specs (direct mode).
+    for (int k = 0; got == 0 && !mutant && direct && k < opt.policy.respecsPerPass; ++k) {
+      if (since(t0) >= opt.secondsPerFault || (opt.casesPerFault >= 0 && res.cases >= opt.casesPerFault)) break;
+      tg = std::chrono::steady_clock::now();
+      Case again = drawRespec(c, cs, k, size, opt.policy).c;
+      res.phases.generate += since(tg);
+      got = detects(again, cs, size, false);
+    }
+    if (res.detected) break;
   }
   if (!res.detected) res.seconds = since(t0);
   log << "selftest: " << fault << ": " << (res.detected ? "detected" : "not detected") << " after " << res.cases

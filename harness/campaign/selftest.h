@@ -12,6 +12,7 @@
 
 #include "generators/policy.h"
 #include "harness/backends/backend.h"
+#include "harness/campaign/guided.h"
 #include "harness/campaign/phase_times.h"
 
 namespace vf {
@@ -25,6 +26,10 @@ struct SelftestOptions {
   bool shrink = true;
   int maxShrinkAttempts = 200;
   double targetRate = 0.9;      ///< share of faults that must be detected
+  /// Coverage guidance, as in a campaign (--mutate-share): each fault's campaign keeps its own
+  /// corpus of cases that reached new coverage of torch's batching code, and mutates them. The
+  /// faulty backend's worker must collect coverage (off: every case fresh).
+  GuidedOptions guided;
 };
 
 struct FaultResult {

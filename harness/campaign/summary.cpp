@@ -17,6 +17,7 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
   j["shard"] = opt.shard;
   j["shards"] = opt.shards;
   j["cases"] = s.cases;
+  j["respec_cases"] = s.respecCases;
   j["case_indices"] = s.caseIndices;
   j["seconds"] = s.seconds;
   j["verdicts"] = nlohmann::json::object();
@@ -43,6 +44,7 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
                              {"new", rec.isNew}, {"hits", rec.hitsNow}, {"dir", rec.dir}});
   }
   j["new_findings"] = fresh;
+  j["unchecked"] = s.unchecked; // new failures found as the time ran out: replay them to file
   return j;
 }
 
@@ -81,6 +83,7 @@ nlohmann::json mergeSummaries(const std::vector<nlohmann::json> &shards) {
     addCounts(m["by_mode"], s.at("by_mode"));
     addCounts(m["coverage"], s.at("coverage"));
     addCounts(m["unsupported"], s.value("unsupported", nlohmann::json::object()));
+    for (const auto &u : s.value("unchecked", nlohmann::json::array())) m["unchecked"].push_back(u);
     for (const auto &f : s.at("findings")) {
       auto &g = findings[f.at("signature")];
       if (g.is_null()) g = f;
@@ -130,6 +133,12 @@ std::string summaryMarkdown(const nlohmann::json &s) {
       if (f.value("new", false) == wantNew)
         md << "- " << (wantNew ? "**NEW** " : "known ") << f.value("hits", 0) << "x `" << f.value("signature", "") << "` ("
            << f.value("dir", "") << ")\n";
+  const nlohmann::json unchecked = s.value("unchecked", nlohmann::json::array());
+  if (!unchecked.empty()) {
+    md << "\n## Found as the time ran out, not yet checked\n\n"
+          "Not shrunk, cross-checked or filed; `vmapfuzz replay --reports DIR FILE` does that.\n\n";
+    for (const auto &u : unchecked) md << "- `" << u.get<std::string>() << "`\n";
+  }
   md << "\n## Coverage (cases per feature)\n\n";
   const nlohmann::json coverage = s.value("coverage", nlohmann::json::object());
   for (auto it = coverage.begin(); it != coverage.end(); ++it)

@@ -50,6 +50,7 @@ int fuzz(FuzzFlags &f) {
   CampaignOptions opt = campaignOptions(f.campaign, f.systems);
   opt.seconds = static_cast<double>(f.seconds);
   opt.shrink = !f.noShrink;
+  opt.uncheckedDir = f.out + "/unchecked";
   auto systems = startSystems(f.systems, std::cerr, static_cast<int>(f.campaign.jobs));
   if (systems->empty()) return kClean; // every device skipped: said so above
   campaignModes(f.campaign, f.systems, *systems, opt);
@@ -94,7 +95,7 @@ void addFuzz(Cli &cli) {
   addCoverageFlag(cmd, f->systems);
   addCampaignFlags(cmd, f->campaign);
   flag(cmd, "--time", f->seconds, "seconds to fuzz, shrinking included")->check(inRange(0, 100000000));
-  flag(cmd, "--out", f->out, "output directory (lcov.info, findings/)");
+  flag(cmd, "--out", f->out, "output directory (lcov.info, findings/, unchecked/: failures found as the time ran out)");
   cmd.add_option("--reports", f->reports, "file new signatures here (default: OUT/findings)");
   cmd.add_option("--corpus", f->corpus, "copy each new finding's shrunk case here");
   cmd.add_flag("--no-shrink", f->noShrink, "file findings as found, unshrunk");

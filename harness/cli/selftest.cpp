@@ -24,6 +24,7 @@ struct SelftestFlags {
   bool noShrink = false;
   std::string out; ///< "": write nothing
   bool list = false;
+  int64_t mutateShare = 0; ///< > 0: coverage-guided, as a campaign's --mutate-share
 };
 
 int selftest(const SelftestFlags &f) {
@@ -57,11 +58,28 @@ int selftest(const SelftestFlags &f) {
       throw UsageError("unknown fault '" + x + "' (vmapfuzz selftest --list shows them)");
   SystemFlags clean = f.systems;
   clean.faults.clear();
+  // Guided: the faulty workers collect coverage of torch's batching code (the default files),
+  // and every fault's campaign mutates the cases that reached new coverage.
+  WorkerConfig faultyWorker = workerConfig(clean);
+  if (f.mutateShare > 0) {
+    faultyWorker.coverage = "default";
+    auto probe = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(faultyWorker), exec, "cpu");
+    nlohmann::json info;
+    try {
+      info = probe->hello();
+    } catch (const std::runtime_error &e) {
+      throw EnvironmentError(e.what());
+    }
+    if (info.contains("coverage_error")) throw EnvironmentError("--mutate-share needs coverage: " + info["coverage_error"].get<std::string>());
+    opt.guided.on = true;
+    opt.guided.table = PyCovTable::fromJson(info.value("coverage_table", nlohmann::json()));
+    opt.guided.mutateShare = static_cast<double>(f.mutateShare) / 100.0;
+  }
   auto cleanBackend = startBackend(clean, std::cerr, exec);
   BackendFactory make = [&](const std::vector<std::string> &planted) -> std::unique_ptr<Backend> {
-    SystemFlags g = clean;
-    g.faults = planted;
-    auto b = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(workerConfig(g)), exec, "cpu");
+    WorkerConfig w = faultyWorker;
+    w.faults = planted;
+    auto b = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(w), exec, "cpu");
     b->hello(); // starts the worker and plants the fault: a fault that does not plant fails here
     return b;
   };
@@ -111,6 +129,9 @@ void addSelftest(Cli &cli) {
   cmd.add_flag("--no-shrink", f->noShrink, "do not shrink the detecting cases");
   cmd.add_option("--out", f->out, "write selftest.md and each detecting case here");
   cmd.add_flag("--list", f->list, "list the faults and exit");
+  flag(cmd, "--mutate-share", f->mutateShare,
+       "percent of cases that mutate the fault campaign's coverage corpus (0: unguided, no coverage collected)")
+      ->check(inRange(0, 100));
 }
 
 } // namespace vf::cli

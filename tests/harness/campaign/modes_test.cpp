@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backends/backend.h"
+#include "harness/backends/libtorch/libtorch_backend.h"
 #include "harness/campaign/campaign.h"
 #include "harness/run/runner.h"
+#include "ir/text.h"
 
 namespace vf {
 namespace {
@@ -121,6 +123,85 @@ TEST(CampaignModes, AConstructASystemCannotBatchIsNotRunThere) {
   // Every program with a construct skips eager; with 30 cases some have one.
   EXPECT_GT(s.skipped["eager|cpu"], 0) << log.str();
   EXPECT_EQ(s.byMode["direct|cpu"][static_cast<int>(Verdict::BatchedError)], 30);
+}
+
+TEST(CampaignModes, ANewFailureFoundWithNoTimeLeftForItsChecksIsKeptUncheckedNotFiledLate) {
+  // The first case takes longer than the whole campaign (eager: 200 ms a run, a batched and
+  // per-example runs), so neither mode's new failure has time left for its checks (direct's
+  // cross-check runs through eager): each is kept as a case file to replay, and nothing runs
+  // past the deadline for them.
+  FakeBackend direct("direct|cpu", false), eager("eager|cpu", false, 200);
+  Runner rd(direct), re(eager);
+  TempDir dir, unchecked;
+  FindingStore store(dir.path.string());
+  std::ostringstream log;
+  CampaignOptions opt = fewCases(5);
+  opt.seconds = 0.3;
+  opt.uncheckedDir = unchecked.path.string();
+  CampaignStats s = runCampaign(opt, std::vector<RunnerSet>{{&rd, &re}}, store, log);
+  EXPECT_EQ(s.cases, 1) << log.str();
+  EXPECT_EQ(store.unique(), 0u) << "nothing filed unchecked:\n" << log.str();
+  ASSERT_EQ(s.unchecked.size(), 2u) << log.str();
+  EXPECT_NE(s.unchecked[1].find("batched-error-"), std::string::npos) << s.unchecked[1];
+  std::ifstream f(s.unchecked[0]);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("vmapfuzz replay --mode direct --reports"), std::string::npos) << text.str();
+  EXPECT_NO_THROW(parseCase(text.str())) << "the kept file is a case replay reads:\n" << text.str();
+  EXPECT_GT(eager.runs, 0);
+  EXPECT_NE(log.str().find("kept unchecked"), std::string::npos) << log.str();
+  std::ostringstream summary;
+  printSummary(s, store, summary);
+  EXPECT_NE(summary.str().find(s.unchecked[0]), std::string::npos) << summary.str();
+}
+
+/// functorch's C++ vmap (the libtorch backend) under a direct mode's name: a system whose runs
+/// mostly pass, so the campaign's re-specs of passing programs can be counted.
+class PassingDirect : public Backend {
+public:
+  std::string name() const override { return "direct|cpu"; }
+  Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) override {
+    if (mode == RunMode::Batched) ++batchedRuns;
+    return inner_.run(c, inputs, mode);
+  }
+  int batchedRuns = 0;
+
+private:
+  LibtorchBackend inner_;
+};
+
+TEST(CampaignModes, APassingProgramRunsAgainWithOtherBatchSpecsInDirectModeOnly) {
+  for (int respecs : {0, 2}) {
+    PassingDirect direct;
+    Runner rd(direct);
+    TempDir dir;
+    FindingStore store(dir.path.string());
+    std::ostringstream log;
+    CampaignOptions opt = fewCases(12);
+    opt.shrink = false;
+    opt.policy.respecsPerPass = respecs;
+    CampaignStats s = runCampaign(opt, rd, store, log);
+    const int64_t passed = s.byVerdict[static_cast<int>(Verdict::Pass)];
+    EXPECT_EQ(s.caseIndices.size(), 12u) << "re-specs run under their program's index";
+    EXPECT_EQ(s.cases, 12 + s.respecCases);
+    if (respecs == 0) {
+      EXPECT_EQ(s.respecCases, 0);
+      continue;
+    }
+    EXPECT_GT(s.respecCases, 0) << log.str();
+    EXPECT_LE(s.respecCases, 2 * passed) << "only passing programs are re-specced, at most twice each";
+    EXPECT_EQ(direct.batchedRuns, s.cases);
+  }
+  // Not in a first mode that is not direct: there a run costs a dynamo trace, not milliseconds.
+  FakeBackend eager("eager|cpu", false);
+  Runner re(eager);
+  TempDir dir;
+  FindingStore store(dir.path.string());
+  std::ostringstream log;
+  CampaignOptions opt = fewCases(3);
+  opt.shrink = false;
+  opt.policy.respecsPerPass = 2;
+  EXPECT_EQ(runCampaign(opt, re, store, log).respecCases, 0);
 }
 
 } // namespace

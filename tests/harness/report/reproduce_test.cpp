@@ -3,6 +3,8 @@
 
 #include "harness/campaign/draw.h"
 #include "harness/report/reproduce.h"
+#include "ir/text.h"
+#include "ir/validate.h"
 
 using namespace vf;
 
@@ -33,4 +35,21 @@ TEST(Reproduce, TheDrawIsAFunctionOfSeedSizeAndPolicy) {
     EXPECT_EQ(a.c, b.c) << i;
     EXPECT_EQ(a.redraws, b.redraws) << i;
   }
+}
+
+TEST(Reproduce, ARespecKeepsTheProgramValidatesAndIsAFunctionOfItsSeed) {
+  GenPolicy p;
+  int otherSpecs = 0;
+  for (int64_t i = 0; i < 20; ++i) {
+    const uint64_t cs = caseSeed(5, i);
+    const Case c = drawCase(cs, caseSize(i), p).c;
+    for (int k = 0; k < 3; ++k) {
+      DrawnCase a = drawRespec(c, cs, k, caseSize(i), p), b = drawRespec(c, cs, k, caseSize(i), p);
+      EXPECT_EQ(a.c, b.c) << i << " " << k;
+      EXPECT_EQ(a.c.program, c.program) << "a re-spec runs the same program";
+      EXPECT_EQ(validateCase(a.c), "") << printCase(a.c);
+      otherSpecs += !(a.c.spec == c.spec);
+    }
+  }
+  EXPECT_GE(otherSpecs, 50) << "re-specs draw other batch specs and data";
 }
