@@ -396,12 +396,20 @@ private:
       char name[32];
       std::snprintf(name, sizeof name, "%016llx.vf", static_cast<unsigned long long>(h));
       where = opt_.uncheckedDir + "/" + std::string(verdictName(r.verdict)) + "-" + name;
+      // A direct-mode failure is filed only after its run through the public API: replay both.
+      ExecConfig e = execOfSystem(r.system);
+      std::string modes = e.modeName();
+      if (e.direct()) {
+        e.api = Api::Public;
+        modes += "," + e.modeName();
+      }
       if (std::find(s_.unchecked.begin(), s_.unchecked.end(), where) != s_.unchecked.end()) return;
       writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system +
                                  ", found with too little of the campaign's time left to shrink, cross-check and file it\n"
                                  "# " + r.summary.substr(0, 300) + "\n# signature (before those checks): " + sig0 +
-                                 "\n# found by: " + rep + "\n# check and file it: vmapfuzz replay --mode " + r.system.substr(0, r.system.find('|')) +
-                                 " --reports REPORTS THIS_FILE\n" + printCase(c));
+                                 "\n# found by: " + rep + "\n# shrink it: vmapfuzz shrink --mode " + execOfSystem(r.system).modeName() +
+                                 " THIS_FILE\n# check and file it: vmapfuzz replay --mode " + modes + " --reports REPORTS THIS_FILE\n" +
+                                 printCase(c));
     }
     s_.unchecked.push_back(where);
     say("kept unchecked (the time is up): a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " -> " + where);
