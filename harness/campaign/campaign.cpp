@@ -438,6 +438,9 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
                           std::ostream &log) {
   if (jobs.empty() || jobs.front().empty()) throw std::invalid_argument("runCampaign: no runners");
   Loop loop(opt, store, log);
+  // --time holds for the background repro.py confirmations too: they stop at the deadline.
+  store.setDeadline(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                          std::chrono::duration<double>(opt.seconds)));
   std::vector<std::thread> threads;
   std::exception_ptr failure;
   std::mutex failMu;
@@ -455,6 +458,7 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
   // New findings' repro.py confirmations ran beside the campaign; wait for the last ones.
   auto tSettle = std::chrono::steady_clock::now();
   store.settle();
+  store.setDeadline(std::nullopt);
   double settleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tSettle).count();
   CampaignStats s = loop.finish();
   s.phases.file += settleSeconds;

@@ -89,11 +89,12 @@ size_t FindingStore::newCount() const {
 namespace {
 
 /// Runs repro.py alone; its exit status says whether the disagreement shows without vmapfuzz.
-std::string confirmStandalone(const std::string &python, const std::string &dir) {
-  std::string cmd = "cd '" + dir + "' && timeout 600 '" + python + "' repro.py > repro.out 2>&1";
+std::string confirmStandalone(const std::string &python, const std::string &dir, int seconds) {
+  std::string cmd = "cd '" + dir + "' && timeout " + std::to_string(seconds) + " '" + python + "' repro.py > repro.out 2>&1";
   int st = std::system(cmd.c_str());
   if (st == -1 || !WIFEXITED(st)) return "not checked";
   int code = WEXITSTATUS(st);
+  if (code == 124) return "not checked (repro.py still ran after " + std::to_string(seconds) + " s)";
   return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
 }
 
@@ -291,13 +292,20 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
   if (!opt_.confirmPython.empty()) {
     // At most two fresh pythons at a time (each imports torch: hundreds of MB): a campaign that
-    // files many findings at once waits for the oldest.
+    // files many findings at once waits for the oldest (never past its deadline: they stop there).
     while (confirming_.size() >= 2) {
       confirming_.front().status.wait();
       collect(false);
     }
-    rec.standalone = kConfirming;
-    confirming_.push_back({sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, rec.dir)});
+    double left = 600;
+    if (deadline_) left = std::min(left, std::chrono::duration<double>(*deadline_ - std::chrono::steady_clock::now()).count());
+    if (left >= kMinConfirmSeconds) {
+      rec.standalone = kConfirming;
+      confirming_.push_back({sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, rec.dir,
+                                             static_cast<int>(left))});
+    } else {
+      rec.standalone = "not checked (filed as the campaign's time ran out: run repro.py)";
+    }
   }
   writeFileAtomic(rec.dir + "/result.txt", res.str());
   writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));

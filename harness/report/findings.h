@@ -3,7 +3,9 @@
 /// the emitted Python, a standalone repro.py, report.md (ready to paste as an issue), result.txt
 /// and meta.json. Signatures already filed there (by this or an earlier campaign) only get
 /// their hit count and last-seen updated. Every write is atomic.
+#include <chrono>
 #include <future>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -66,6 +68,12 @@ public:
   void settle();
   /// Confirmations still running.
   size_t confirming() const { return confirming_.size(); }
+  /// A campaign's end: a confirmation runs at most until then (its fresh python is stopped and
+  /// the finding says "not checked: the campaign's time ran out"), and none starts with less
+  /// than kMinConfirmSeconds left, so settle() returns by the deadline. nullopt: no limit
+  /// (600 s each).
+  void setDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) { deadline_ = deadline; }
+  static constexpr double kMinConfirmSeconds = 3;
 
   FindingStore(const FindingStore &) = delete;
   FindingStore &operator=(const FindingStore &) = delete;
@@ -80,6 +88,7 @@ private:
     std::future<std::string> status;
   };
   std::vector<Confirmation> confirming_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
   std::string dir_;
   StoreOptions opt_;
   std::map<std::string, FindingRecord> seen_;

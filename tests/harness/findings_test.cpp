@@ -209,6 +209,34 @@ TEST(FindingStore, ConfirmsEachNewReproInTheBackgroundAndWritesTheResultWhenSett
   EXPECT_NE(said.find("FAIL: ran repro.py"), std::string::npos) << said;
 }
 
+TEST(FindingStore, AConfirmationStopsAtTheCampaignsDeadlineAndNoneStartsPastIt) {
+  // A repro.py that would run for a minute: the deadline, 4 s away, stops it; the finding says
+  // it was not checked. Past the deadline no fresh python starts at all.
+  std::string dir = tempDir("confirm-deadline"), bin = tempDir("confirm-deadline-bin");
+  std::string fake = bin + "/python";
+  std::ofstream(fake) << "#!/bin/sh\nsleep 60\nexit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  StoreOptions opt;
+  opt.confirmPython = fake;
+  FindingStore store(dir, opt);
+  store.setDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(4));
+  FindingRecord rec = store.record(aCase(), aBatchedError(), "vmapfuzz gen --case-seed 1");
+  EXPECT_EQ(rec.standalone, kConfirming);
+  store.settle();
+  EXPECT_EQ(store.all().at(rec.signature).standalone.rfind("not checked (repro.py still ran after", 0), 0u)
+      << store.all().at(rec.signature).standalone;
+  EXPECT_NE(readJson(rec.dir + "/meta.json")["standalone"].get<std::string>().find("not checked"), std::string::npos);
+
+  store.setDeadline(std::chrono::steady_clock::now());
+  CaseResult other = aBatchedError();
+  other.errorMessage = "another planted failure";
+  other.summary = "ValueError: another planted failure";
+  FindingRecord late = store.record(aCase(), other, "vmapfuzz gen --case-seed 2");
+  ASSERT_NE(late.signature, rec.signature);
+  EXPECT_EQ(store.confirming(), 0u) << "no fresh python starts past the deadline";
+  EXPECT_EQ(late.standalone.rfind("not checked (filed as the campaign's time ran out", 0), 0u) << late.standalone;
+}
+
 TEST(FindingStore, AConfirmationStillRunningAtTheEndIsWrittenByTheDestructor) {
   std::string dir = tempDir("confirm-dtor"), bin = tempDir("confirm-dtor-bin");
   std::string fake = bin + "/python";
