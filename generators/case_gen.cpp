@@ -76,11 +76,13 @@ public:
       inputs_.push_back(d.id);
       scopes_.back().push_back(d);
     }
+    top_ = &prog.body;
     int64_t n = scaled(1, pol_.maxStmts);
     for (int64_t i = 0; i < n; ++i) stmt(prog.body, 0);
     prog.body.yields = chooseOutputs(prog.body);
     scopes_.pop_back();
     scopeParams_.pop_back();
+    top_ = nullptr;
     return prog;
   }
 
@@ -91,6 +93,8 @@ private:
   std::vector<size_t> scopeParams_; ///< per scope: how many of its first values are region parameters
   std::vector<ValueId> inputs_;
   std::multiset<ValueId> hidden_;
+  Block *top_ = nullptr;                   ///< the program's body, while it is built
+  std::map<DType, ValueId> anchor_;        ///< per dtype: an exact 0-d zero computed from every input
 
   /// Ranks 0..maxRank, dims 1..maxDimSize (1 a quarter of the time), and now and then one
   /// dim of size 0.
@@ -322,9 +326,11 @@ private:
   /// A region with parameters of `paramTypes`, random statements, then yields: first what
   /// `head` emits (a loop's condition or counter), then one value of each of `outTypes`.
   /// `hide` are the outer values passed in as operands: the region sees them as parameters.
+  /// `tail`: called last, inside the region's scope, to append statements and yields (a scan's
+  /// in-place buffer updates).
   Block region(const std::vector<Type> &paramTypes, const std::vector<ValueId> &hide, const std::vector<Type> &outTypes,
                int depth, const std::function<std::vector<ValueId>(Block &)> &head = nullptr,
-               const std::function<void(Block &)> &prelude = nullptr) {
+               const std::function<void(Block &)> &prelude = nullptr, const std::function<void(Block &)> &tail = nullptr) {
     Block r;
     scopes_.emplace_back();
     for (const auto &t : paramTypes) r.params.push_back(fresh(t));
@@ -339,7 +345,7 @@ private:
     for (const auto &t : outTypes) {
       std::vector<ValueId> mine, any;
       for (const auto &d : own)
-        if (d.type == t) mine.push_back(d.id);
+        if (d.type == t && !hidden_.count(d.id)) mine.push_back(d.id); // a scan's buffer parameters are hidden
       for (const auto &d : vis)
         if (d.type == t) any.push_back(d.id);
       if (any.empty()) // the types were drawn where more was in sight; rare
@@ -349,6 +355,7 @@ private:
         if (auto made = computeOfType(r, t, any)) mine.push_back(*made);
       r.yields.push_back(!mine.empty() && chance(90) ? pick(mine) : pick(any));
     }
+    if (tail) tail(r);
     for (auto h : hide) hidden_.erase(hidden_.find(h));
     scopes_.pop_back();
     scopeParams_.pop_back();
@@ -558,12 +565,112 @@ private:
       y.shape.insert(y.shape.begin(), xs[0].type.shape[0]);
       results.push_back(y);
     }
+    // In-place buffers (GenPolicy::scanInplacePercent): their initial values are arguments after
+    // the xs, their parameters follow the slices, and combine_fn ends with their updates.
+    std::vector<Def> bufs;
+    if (pol_.scanInplacePercent > 0 && chance(pol_.scanInplacePercent))
+      for (int64_t j = draw(1, 4) == 4 ? 2 : 1; j > 0; --j)
+        if (auto init = bufferInit(b)) bufs.push_back(*init);
+    std::function<void(Block &)> hideBufs, updateBufs;
+    if (!bufs.empty()) {
+      s.attrs.set("nbuf", static_cast<int64_t>(bufs.size()));
+      for (const auto &d : bufs) {
+        s.args.push_back(d.id);
+        params.push_back(d.type);
+        results.push_back(d.type);
+        hide.push_back(d.id);
+      }
+      const size_t nb = bufs.size();
+      // A buffer parameter's only use is its update: hidden from the region's own statements.
+      hideBufs = [this, nb](Block &r) {
+        for (size_t j = 0; j < nb; ++j) hidden_.insert(r.params[r.params.size() - nb + j].id);
+      };
+      const size_t firstSlice = carries.size();
+      updateBufs = [this, nb, firstSlice](Block &r) {
+        // Every buffer stays hidden until all are updated: no update reads another buffer.
+        for (size_t j = 0; j < nb; ++j) r.yields.push_back(bufferUpdate(r, r.params[r.params.size() - nb + j], r.params.at(firstSlice)));
+        for (size_t j = 0; j < nb; ++j) hidden_.erase(hidden_.find(r.params[r.params.size() - nb + j].id));
+      };
+    }
     ValueId first = next_;
     next_ += static_cast<ValueId>(results.size());
-    s.regions.push_back(region(params, hide, outTypes, depth + 1));
+    s.regions.push_back(region(params, hide, outTypes, depth + 1, nullptr, hideBufs, updateBufs));
     for (size_t i = 0; i < results.size(); ++i) s.results.push_back(Def{first + static_cast<ValueId>(i), results[i]});
     for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));
+  }
+
+  /// A 0-d zero of `dt` computed from every program input (zeros_like of its sum): batched at
+  /// every vmap level that batches any input. Made once per dtype, in the program's body (before
+  /// the statement being built there), so that every region can capture it.
+  ValueId anchor(DType dt) {
+    if (auto it = anchor_.find(dt); it != anchor_.end()) return it->second;
+    Block &top = *top_;
+    auto add = [&](const std::string &op, std::vector<ValueId> args, Type t) {
+      Def d{next_++, std::move(t)};
+      scopes_.front().push_back(d);
+      top.stmts.push_back(Stmt{op, std::move(args), {}, {}, {d}});
+      return d;
+    };
+    std::optional<Def> acc;
+    for (ValueId in : inputs_) {
+      Def x{in, typeOf(in)};
+      if (!isFloating(x.type.dtype)) x = add("to_f32", {in}, Type{DType::f32, x.type.shape});
+      Def sum = add("sum_all", {x.id}, Type{x.type.dtype, {}});
+      Def zero = add("zeros_like", {sum.id}, sum.type);
+      acc = acc ? add("add", {acc->id, zero.id}, Type{resultType(acc->type, zero.type), {}}) : zero;
+    }
+    if (acc->type.dtype != dt) acc = add(dt == DType::f64 ? "to_f64" : "to_f32", {acc->id}, Type{dt, {}});
+    return anchor_[dt] = acc->id;
+  }
+
+  /// A buffer's initial value, in `b` before the scan: a visible value (float32 or float64, cast
+  /// if need be) plus anchor(): batched wherever anything is, so that vmap's rule for in-place
+  /// ops (the updated tensor must be batched wherever the update is) always holds.
+  std::optional<Def> bufferInit(Block &b) {
+    std::vector<Def> cands;
+    for (const auto &d : visible())
+      if (isFloating(d.type.dtype) && d.type.numel() <= 4096) cands.push_back(d);
+    if (cands.empty() || !top_) return std::nullopt;
+    Def base = pick(cands);
+    if (base.type.dtype != DType::f32 && base.type.dtype != DType::f64) {
+      Def c = fresh(Type{DType::f32, base.type.shape});
+      b.stmts.push_back(Stmt{"to_f32", {base.id}, {}, {}, {c}});
+      base = c;
+    }
+    ValueId z = anchor(base.type.dtype);
+    Def init = fresh(base.type);
+    b.stmts.push_back(Stmt{"add", {base.id, z}, {}, {}, {init}});
+    return init;
+  }
+
+  /// The update of buffer parameter `p`, the last statement of combine_fn: add_ (most often),
+  /// mul_ or copy_ of a value of the step that broadcasts to the buffer's shape (the sum of a
+  /// slice when none does). Returns its result, the buffer's new value.
+  ValueId bufferUpdate(Block &r, const Def &p, const Def &slice) {
+    int64_t which = draw(0, 9);
+    std::string op = which < 6 ? "add_" : which < 8 ? "mul_" : "copy_";
+    std::vector<ValueId> own, any;
+    const std::vector<Def> mine = scopes_.back();
+    for (const auto &d : visible()) {
+      auto s = broadcastShapes(p.type.shape, d.type.shape);
+      if (d.id == p.id || d.type.dtype == DType::b8 || !s || *s != p.type.shape) continue;
+      any.push_back(d.id);
+      if (std::any_of(mine.begin(), mine.end(), [&](const Def &m) { return m.id == d.id; })) own.push_back(d.id);
+    }
+    ValueId v;
+    if (!own.empty() && chance(85)) v = pick(own);
+    else if (!any.empty() && chance(50)) v = pick(any);
+    else if (slice.type.rank() == 0) v = slice.id;
+    else {
+      // The slice of the first xs (always floating), summed to 0-d: broadcasts to any buffer.
+      Def sum = fresh(Type{slice.type.dtype, {}});
+      r.stmts.push_back(Stmt{"sum_all", {slice.id}, {}, {}, {sum}});
+      v = sum.id;
+    }
+    Def d = fresh(p.type);
+    r.stmts.push_back(Stmt{op, {p.id, v}, {}, {}, {d}});
+    return d.id;
   }
 
   void stmt(Block &b, int depth) {

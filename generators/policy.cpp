@@ -24,6 +24,7 @@ constexpr Field kFields[] = {
     {"switch_weight", &GenPolicy::switchWeight, 0, 100},
     {"while_weight", &GenPolicy::whileWeight, 0, 100},
     {"scan_weight", &GenPolicy::scanWeight, 0, 100},
+    {"scan_inplace_percent", &GenPolicy::scanInplacePercent, 0, 100},
     {"python_bool_percent", &GenPolicy::pythonBoolPercent, 0, 100},
     {"domain_op_weight", &GenPolicy::domainOpWeight, 0, 100},
     {"guarded_cond_percent", &GenPolicy::guardedCondPercent, 0, 100},

@@ -19,6 +19,11 @@ struct GenPolicy {
   int switchWeight = 2;
   int whileWeight = 2;
   int scanWeight = 2;
+  /// Chance (%) that a scan gets an in-place buffer: a fresh tensor its combine_fn updates with
+  /// add_, mul_ or copy_ (scan's mutable additional inputs, torch >= 2.14), returned by the scan.
+  /// 0: never. Under vmap the buffer is made batched wherever anything is (an exact zero
+  /// computed from every input is added to it), so vmap's in-place rule always holds.
+  int scanInplacePercent = 30;
   int pythonBoolPercent = 10; ///< chance (%) that a cond's predicate is a Python bool
   int maxOperands = 3;        ///< explicit operands of a construct: 0..maxOperands
   int maxRegionOutputs = 2;   ///< values each region returns: 1..maxRegionOutputs

@@ -1,5 +1,6 @@
 #include "ir/constructs.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace vf {
@@ -100,16 +101,27 @@ std::string whileResults(const Stmt &, const std::vector<Type> &args, const std:
 
 std::string scanRegion(size_t) { return "combine_fn"; }
 
+/// `nbuf`, or 0 when absent; -1 when malformed.
+int64_t nbuf(const Stmt &s) {
+  const Attr *a = s.attrs.find("nbuf");
+  if (!a) return 0;
+  return std::holds_alternative<int64_t>(*a) ? std::get<int64_t>(*a) : -1;
+}
+
 std::string scanParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
-  int64_t k = ncarry(s);
+  int64_t k = ncarry(s), m = nbuf(s);
   const Attr *rev = s.attrs.find("reverse");
-  if (k < 1 || !rev || !std::holds_alternative<bool>(*rev) || s.attrs.items.size() != 2)
-    return "scan needs attributes {ncarry=K (>= 1), reverse=true|false}";
-  if (static_cast<int64_t>(args.size()) <= k) return "scan needs " + std::to_string(k) + " carries and at least one xs";
+  if (k < 1 || !rev || !std::holds_alternative<bool>(*rev) || m < 0 || s.attrs.items.size() != (s.attrs.find("nbuf") ? 3u : 2u) ||
+      (s.attrs.find("nbuf") && m == 0))
+    return "scan needs attributes {ncarry=K (>= 1), reverse=true|false} and optionally nbuf=M (>= 1)";
+  if (static_cast<int64_t>(args.size()) <= k + m)
+    return "scan needs " + std::to_string(k) + " carries and at least one xs" +
+           (m > 0 ? " and " + std::to_string(m) + " buffers" : "");
   if (s.regions.size() != 1) return "scan needs exactly 1 region (combine_fn)";
   std::vector<Type> p(args.begin(), args.begin() + k);
   int64_t len = -1;
-  for (size_t i = k; i < args.size(); ++i) {
+  const size_t firstBuf = args.size() - static_cast<size_t>(m);
+  for (size_t i = k; i < firstBuf; ++i) {
     if (args[i].rank() == 0) return "scan xs must have a dim to scan over, got " + typeToString(args[i]);
     if (len >= 0 && args[i].shape[0] != len)
       return "scan xs have different lengths: " + std::to_string(len) + " and " + std::to_string(args[i].shape[0]);
@@ -118,22 +130,26 @@ std::string scanParams(const Stmt &s, const std::vector<Type> &args, std::vector
     slice.shape.erase(slice.shape.begin());
     p.push_back(slice);
   }
+  p.insert(p.end(), args.begin() + firstBuf, args.end());
   params.push_back(p);
   return "";
 }
 
 std::string scanResults(const Stmt &s, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
                         std::vector<Type> &results) {
-  size_t k = static_cast<size_t>(ncarry(s));
-  std::vector<Type> carries(args.begin(), args.begin() + k);
-  if (yields[0].size() < k || std::vector<Type>(yields[0].begin(), yields[0].begin() + k) != carries)
+  size_t k = static_cast<size_t>(ncarry(s)), m = static_cast<size_t>(nbuf(s));
+  std::vector<Type> carries(args.begin(), args.begin() + k), bufs(args.end() - m, args.end());
+  if (yields[0].size() < k + m || std::vector<Type>(yields[0].begin(), yields[0].begin() + k) != carries)
     return "scan combine_fn must yield the carries " + typesText(carries) + " first, got " + typesText(yields[0]);
+  if (std::vector<Type>(yields[0].end() - m, yields[0].end()) != bufs)
+    return "scan combine_fn must yield the buffers " + typesText(bufs) + " last, got " + typesText(yields[0]);
   results = carries;
-  for (size_t i = k; i < yields[0].size(); ++i) {
+  for (size_t i = k; i + m < yields[0].size(); ++i) {
     Type y = yields[0][i];
     y.shape.insert(y.shape.begin(), args[k].shape[0]);
     results.push_back(y);
   }
+  results.insert(results.end(), bufs.begin(), bufs.end());
   return "";
 }
 
@@ -161,20 +177,31 @@ const char *kWhileHelper =
     "    return while_loop_op(cond_fn, body_fn, tuple(carries), tuple(additional_inputs))\n";
 
 const char *kScanHelper =
-    "def _scan(combine_fn, init, xs, additional_inputs, reverse):\n"
+    "def _scan(combine_fn, init, xs, additional_inputs, reverse, mutated_arg_indices=\"\"):\n"
     "    \"\"\"scan without dynamo: scan_op always runs forward over dim 0, so reverse flips the xs\n"
-    "    before and the ys after, as scan() does. Returns (*final_carries, *stacked_ys).\"\"\"\n"
+    "    before and the ys after, as scan() does. Returns (*final_carries, *stacked_ys).\n"
+    "    mutated_arg_indices: the additional inputs combine_fn updates in place, as indices into\n"
+    "    (*init, *xs, *additional_inputs) joined by commas, the way dynamo passes them.\"\"\"\n"
     "    if not init:\n"
     "        raise RuntimeError(\"scan() operator requires init leaves.\")\n"
     "    if reverse:\n"
     "        xs = [x.flip([0]) for x in xs]\n"
-    "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs))\n"
+    "    kwargs = {\"mutated_arg_indices\": mutated_arg_indices} if mutated_arg_indices else {}\n"
+    "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs), **kwargs)\n"
     "    carries, ys = tuple(out[:len(init)]), tuple(out[len(init):])\n"
     "    if reverse:\n"
     "        ys = tuple(y.flip([0]) for y in ys)\n"
     "    return carries + ys\n";
 
 } // namespace
+
+ScanParts scanParts(const Stmt &s) {
+  ScanParts p;
+  p.carries = static_cast<size_t>(std::max<int64_t>(ncarry(s), 0));
+  p.bufs = static_cast<size_t>(std::max<int64_t>(nbuf(s), 0));
+  p.xs = s.args.size() >= p.carries + p.bufs ? s.args.size() - p.carries - p.bufs : 0;
+  return p;
+}
 
 const std::vector<ConstructDef> &constructRegistry() {
   static const std::vector<ConstructDef> r = {

@@ -6,10 +6,16 @@
 ///   switch(index, operands...) [branch0, ...]     index: one-element integer, clamped
 ///   while_loop(carries...) [cond_fn, body_fn]     cond_fn yields a one-element bool,
 ///                                                 body_fn yields the next carries
-///   scan(carries..., xs...) {ncarry=K, reverse=B} [combine]
-///                                                 combine(carries, slices of xs at dim 0)
-///                                                 yields the next carries, then ys; results:
-///                                                 final carries, then ys stacked at dim 0
+///   scan(carries..., xs..., bufs...) {ncarry=K, reverse=B, nbuf=M} [combine]
+///                                                 combine(carries, slices of xs at dim 0, bufs)
+///                                                 yields the next carries, then ys, then the M
+///                                                 buffers' new values; results: final carries,
+///                                                 ys stacked at dim 0, final buffers. `nbuf` is
+///                                                 optional (0). A buffer is an additional input
+///                                                 that combine_fn updates in place (a KV cache):
+///                                                 its new value is the result of one in-place op
+///                                                 (OpDef::inplace) on its parameter, which has
+///                                                 no other use; in value terms, a carry.
 #include <string>
 #include <vector>
 
@@ -50,6 +56,14 @@ struct ConstructDef {
   /// and the helper that does what the public wrapper does before it calls the op.
   std::string publicImport, directImport, directHelper;
 };
+
+/// How a scan's arguments split (the registry's typing has checked them): `carries` carries,
+/// `xs` scanned inputs, then `bufs` in-place buffers. The combine_fn's parameters and the
+/// scan's results follow the same split (ys in place of xs among the results, before the bufs).
+struct ScanParts {
+  size_t carries = 0, xs = 0, bufs = 0;
+};
+ScanParts scanParts(const Stmt &s);
 
 /// Every construct, in a fixed order (help texts, coverage rows, probes).
 const std::vector<ConstructDef> &constructRegistry();

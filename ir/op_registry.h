@@ -83,6 +83,15 @@ struct OpDef {
   /// inside construct regions (GenPolicy::domainOpWeight), and its evaluation records how close
   /// it came to its domain's edge (EvalCtx::minDomain).
   bool restrictedDomain = false;
+  /// An in-place update of a scan's buffer (`add_`, `mul_`, `copy_`): argument 0 must be a
+  /// buffer parameter of the scan combine_fn it sits in (ir/constructs.h, `nbuf`), and its result
+  /// is that buffer's value after the update. Evaluated out of place (the value semantics); the
+  /// Python template mutates argument 0. Never drawn by the op generator (weight 0): the scan
+  /// generator makes them.
+  bool inplace = false;
+  /// How many trailing arguments are read for their shape only (expand_as's target): a batched
+  /// one does not make the result batched (ir/buffers.h).
+  int shapeArgs = 0;
 };
 
 /// All registered ops, in a fixed order.

@@ -261,6 +261,33 @@ OpDef makeOp(std::string name, int arity, std::vector<AttrSpec> attrs, TypeRule 
   return op;
 }
 
+/// An in-place update of a scan buffer (OpDef::inplace): `{0}.NAME_({1})`. Argument 0 is a
+/// floating buffer whose type the update keeps: argument 1 broadcasts to its shape, and torch
+/// casts the result of the promoted computation back into it. `arithmetic`: add_ and mul_ take
+/// numbers only (copy_ takes any dtype). The evaluation is out of place, the value the buffer
+/// holds afterwards.
+OpDef inplaceOp(std::string name, bool arithmetic, std::function<at::Tensor(const at::Tensor &, const at::Tensor &)> f) {
+  OpDef op;
+  op.name = name;
+  op.arity = 2;
+  op.type = [name, arithmetic](const Types &a, const Attrs &, Type &out) {
+    if (!isFloating(a[0].dtype)) return name + " updates a floating buffer, got " + typeToString(a[0]);
+    if (arithmetic && a[1].dtype == DType::b8) return name + " needs a number, got " + typeToString(a[1]);
+    auto s = broadcastShapes(a[0].shape, a[1].shape);
+    if (!s || *s != a[0].shape)
+      return name + ": " + typeToString(a[1]) + " does not broadcast to the buffer's shape " + typeToString(a[0]);
+    out = a[0];
+    return std::string();
+  };
+  op.eval = [f](const Args &a, const Attrs &, EvalCtx &) { return f(a[0], a[1]).to(a[0].scalar_type()); };
+  op.python = "{0}." + name + "({1})";
+  op.weight = 0;
+  op.floatArgsOnly = false;
+  op.view = true; // the result is the buffer itself
+  op.inplace = true;
+  return op;
+}
+
 int64_t dimOf(const Type &t, const Attrs &a, const char *name = "dim") { return *wrapDim(a.getInt(name), t.rank()); }
 
 /// Rounding sits on a decision boundary at every half (round) or integer (floor).
@@ -602,6 +629,7 @@ std::vector<OpDef> buildOps() {
                          return std::string();
                        }, [](const Args &a, const Attrs &, EvalCtx &) { return a[0].expand_as(a[1]); },
                        "{0}.expand_as({1})", 0.6, false, true));
+  ops.back().shapeArgs = 1; // the target's shape only: vmap leaves the result unbatched where only it is batched
 
   // ---- indexing, joining ----
   ops.push_back(makeOp("index_select", 1, {{"dim", AttrDomain::Dim}, {"indices", AttrDomain::Indices}},
@@ -731,6 +759,11 @@ std::vector<OpDef> buildOps() {
                        "torch.zeros_like({0})", 0.3, false));
   ops.push_back(makeOp("ones_like", 1, {}, sameType(false), [](const Args &a, const Attrs &, EvalCtx &) { return at::ones_like(a[0]); },
                        "torch.ones_like({0})", 0.3, false));
+
+  // ---- in-place updates of a scan's buffers (OpDef::inplace; made by the scan generator) ----
+  ops.push_back(inplaceOp("add_", true, [](const at::Tensor &b, const at::Tensor &v) { return at::add(b, v); }));
+  ops.push_back(inplaceOp("mul_", true, [](const at::Tensor &b, const at::Tensor &v) { return at::mul(b, v); }));
+  ops.push_back(inplaceOp("copy_", false, [](const at::Tensor &b, const at::Tensor &v) { return v.to(b.scalar_type()).expand(b.sizes()).clone(); }));
   return ops;
 }
 

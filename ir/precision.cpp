@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "ir/constructs.h"
+#include "ir/scan_outputs.h"
 #include "ir/walk.h"
 
 namespace vf {
@@ -71,6 +72,22 @@ private:
     return carry;
   }
 
+  /// A scan's result precisions (carries, then ys).
+  std::vector<P> scan(const Stmt &s) {
+    std::vector<P> res(s.results.size());
+    size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+    auto xs = ofAll(s.args, k);
+    auto carry = fixpoint(ofAll(s.args, 0, k), [&](const std::vector<P> &c) {
+      std::vector<P> params = c;
+      params.insert(params.end(), xs.begin(), xs.end());
+      region(s.regions[0], params);
+      return ofAll(s.regions[0].yields, 0, k);
+    });
+    auto ys = ofAll(s.regions[0].yields, k);
+    for (size_t i = 0; i < res.size(); ++i) res[i] = i < k ? (i < carry.size() ? carry[i] : std::nullopt) : (i - k < ys.size() ? ys[i - k] : std::nullopt);
+    return res;
+  }
+
   void stmt(const Stmt &s) {
     std::vector<P> res(s.results.size());
     if (s.regions.empty()) {
@@ -104,19 +121,15 @@ private:
         for (size_t i = 0; i < res.size(); ++i) res[i] = lessPrecise(i < carry.size() ? carry[i] : std::nullopt, trips);
         break;
       }
-      case ConstructKind::Scan: {
-        size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
-        auto xs = ofAll(s.args, k);
-        auto carry = fixpoint(ofAll(s.args, 0, k), [&](const std::vector<P> &c) {
-          std::vector<P> params = c;
-          params.insert(params.end(), xs.begin(), xs.end());
-          region(s.regions[0], params);
-          return ofAll(s.regions[0].yields, 0, k);
-        });
-        auto ys = ofAll(s.regions[0].yields, k);
-        for (size_t i = 0; i < res.size(); ++i) res[i] = i < k ? (i < carry.size() ? carry[i] : std::nullopt) : (i - k < ys.size() ? ys[i - k] : std::nullopt);
+      case ConstructKind::Scan:
+        // An in-place buffer is a carry in value terms (ir/scan_outputs.h).
+        if (scanParts(s).bufs > 0) {
+          const Stmt c = buffersAsCarries(s);
+          res = buffersBackToEnd(s, scan(c));
+        } else {
+          res = scan(s);
+        }
         break;
-      }
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) set(s.results[i].id, lessPrecise(res[i], floatingOrNone(s.results[i].type.dtype)));

@@ -23,3 +23,36 @@ std::vector<at::Tensor> stackScanOutputs(const Stmt &scan, std::vector<std::vect
 }
 
 } // namespace vf
+
+namespace vf {
+
+Stmt buffersAsCarries(const Stmt &scan) {
+  const size_t k = static_cast<size_t>(scan.attrs.getInt("ncarry"));
+  const Attr *nb = scan.attrs.find("nbuf");
+  const size_t m = nb ? static_cast<size_t>(std::get<int64_t>(*nb)) : 0;
+  if (m == 0) return scan;
+  // Moves the last m of `v` to just after its first k.
+  auto moved = [&](const auto &v) {
+    auto out = v;
+    if (v.size() < k + m) return out;
+    std::copy(v.begin(), v.begin() + k, out.begin());
+    std::copy(v.end() - m, v.end(), out.begin() + k);
+    std::copy(v.begin() + k, v.end() - m, out.begin() + k + m);
+    return out;
+  };
+  Stmt s;
+  s.op = scan.op;
+  s.args = moved(scan.args);
+  s.results = moved(scan.results);
+  for (const auto &[name, a] : scan.attrs.items)
+    if (name != "nbuf") s.attrs.set(name, name == "ncarry" ? Attr{static_cast<int64_t>(k + m)} : a);
+  for (const auto &r : scan.regions) {
+    Block b = r;
+    b.params = moved(r.params);
+    b.yields = moved(r.yields);
+    s.regions.push_back(std::move(b));
+  }
+  return s;
+}
+
+} // namespace vf

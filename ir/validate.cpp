@@ -28,6 +28,49 @@ bool inferOpType(const std::string &op, const std::vector<Type> &args, const Att
 
 namespace {
 
+/// How often `v` is used in `b` (arguments and yields, nested regions included).
+size_t uses(const Block &b, ValueId v) {
+  size_t n = static_cast<size_t>(std::count(b.yields.begin(), b.yields.end(), v));
+  for (const auto &s : b.stmts) {
+    n += static_cast<size_t>(std::count(s.args.begin(), s.args.end(), v));
+    for (const auto &r : s.regions) n += uses(r, v);
+  }
+  return n;
+}
+
+/// The in-place rules (ir/constructs.h, scan's `nbuf`): an in-place op updates a buffer
+/// parameter of the scan combine_fn it sits in, directly in that block (so it runs exactly once a
+/// step); each buffer is updated by exactly one, has no other use (so every read of it sees one
+/// value), and the combine_fn yields that update's result as the buffer's new value.
+std::string inplaceRules(const Block &b, size_t nbuf) {
+  std::map<ValueId, size_t> bufIndex;
+  for (size_t j = 0; j < nbuf && j < b.params.size(); ++j) bufIndex[b.params[b.params.size() - nbuf + j].id] = j;
+  std::vector<const Stmt *> update(nbuf, nullptr);
+  for (const auto &s : b.stmts) {
+    const OpDef *op = findOp(s.op);
+    if (op && op->inplace) {
+      std::string at = "in '%" + std::to_string(s.results.at(0).id) + " = " + s.op + "(...)': ";
+      auto it = s.args.empty() ? bufIndex.end() : bufIndex.find(s.args[0]);
+      if (it == bufIndex.end()) return at + "an in-place op may only update a buffer parameter of the scan combine_fn it is in";
+      if (update[it->second]) return at + "buffer %" + std::to_string(it->first) + " is updated twice in one step";
+      update[it->second] = &s;
+    }
+    const ConstructDef *c = findConstruct(s.op);
+    for (const auto &r : s.regions) {
+      size_t inner = c && c->kind == ConstructKind::Scan ? scanParts(s).bufs : 0;
+      if (auto e = inplaceRules(r, inner); !e.empty()) return e;
+    }
+  }
+  for (const auto &[id, j] : bufIndex) {
+    std::string buf = "scan buffer %" + std::to_string(id) + ": ";
+    if (!update[j]) return buf + "combine_fn must update it with an in-place op (add_, mul_, copy_)";
+    if (uses(b, id) != 1) return buf + "its only use must be its in-place update (a read elsewhere would see the buffer mid-update)";
+    if (b.yields.size() < nbuf || b.yields[b.yields.size() - nbuf + j] != update[j]->results.at(0).id)
+      return buf + "combine_fn must yield its in-place update's result in the buffer's place (last " + std::to_string(nbuf) + ")";
+  }
+  return "";
+}
+
 class Validator {
 public:
   std::string run(const Program &p) {
@@ -36,6 +79,7 @@ public:
       define(scopes, p.body.params, "program input");
       block(p.body, scopes);
       if (p.body.yields.empty()) throw Err("the program returns nothing");
+      if (auto e = inplaceRules(p.body, 0); !e.empty()) throw Err(e);
     } catch (const Err &e) {
       return e.msg;
     }

@@ -50,6 +50,25 @@ private:
     return a;
   }
 
+  std::vector<at::Tensor> scan(const Stmt &s, const std::vector<at::Tensor> &a) {
+    size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+    bool reverse = s.attrs.getBool("reverse");
+    std::vector<at::Tensor> carry(a.begin(), a.begin() + k);
+    int64_t len = a[k].size(0);
+    std::vector<std::vector<at::Tensor>> ys(s.results.size() - k);
+    for (int64_t step = 0; step < len; ++step) {
+      int64_t t = reverse ? len - 1 - step : step;
+      std::vector<at::Tensor> in = carry;
+      for (size_t x = k; x < a.size(); ++x) in.push_back(a[x].select(0, t));
+      auto out = block(s.regions[0], in);
+      carry.assign(out.begin(), out.begin() + k);
+      for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
+    }
+    std::vector<at::Tensor> res = carry;
+    for (auto &y : stackScanOutputs(s, std::move(ys))) res.push_back(std::move(y));
+    return res;
+  }
+
   void stmt(const Stmt &s) {
     auto a = args(s);
     std::vector<at::Tensor> res;
@@ -87,24 +106,15 @@ private:
         }
         break;
       }
-      case ConstructKind::Scan: {
-        size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
-        bool reverse = s.attrs.getBool("reverse");
-        std::vector<at::Tensor> carry(a.begin(), a.begin() + k);
-        int64_t len = a[k].size(0);
-        std::vector<std::vector<at::Tensor>> ys(s.results.size() - k);
-        for (int64_t step = 0; step < len; ++step) {
-          int64_t t = reverse ? len - 1 - step : step;
-          std::vector<at::Tensor> in = carry;
-          for (size_t x = k; x < a.size(); ++x) in.push_back(a[x].select(0, t));
-          auto out = block(s.regions[0], in);
-          carry.assign(out.begin(), out.begin() + k);
-          for (size_t y = k; y < out.size(); ++y) ys[y - k].push_back(out[y]);
+      case ConstructKind::Scan:
+        // An in-place buffer is a carry in value terms (ir/scan_outputs.h).
+        if (scanParts(s).bufs > 0) {
+          const Stmt c = buffersAsCarries(s);
+          res = buffersBackToEnd(s, scan(c, args(c)));
+        } else {
+          res = scan(s, a);
         }
-        res = carry;
-        for (auto &y : stackScanOutputs(s, std::move(ys))) res.push_back(std::move(y));
         break;
-      }
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {

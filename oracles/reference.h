@@ -13,7 +13,12 @@
 ///    body_fn(carries); results are the final carries (a native C++ loop).
 ///  - scan(carries..., xs...) {ncarry, reverse} [combine_fn]: for t over dim 0 of the xs
 ///    (backwards when reversed), (carries, y_t) = combine_fn(carries, xs[t]); results are the
-///    final carries and each y stacked at dim 0 by t.
+///    final carries and each y stacked at dim 0 by t. With {nbuf=M}, the last M arguments are
+///    in-place buffers: combine_fn sees each buffer's value at the start of the step and yields
+///    its value after the step's in-place update (add_ / mul_ / copy_, evaluated out of place),
+///    which the next step sees: a buffer accumulates exactly as a carry does, and its final
+///    value is a result. That is torch's semantics for a mutated additional input (one tensor
+///    for every step, updated in place).
 #include <string>
 #include <unordered_map>
 #include <vector>

@@ -88,6 +88,7 @@ private:
     const ConstructDef &def = constructOf(s);
     bool isCond = def.kind == ConstructKind::Cond;
     bool pythonBool = isCond && s.attrs.find("pred");
+    if (def.kind == ConstructKind::Scan && scanParts(s).bufs > 0) f_.insert("scan-inplace-buffer");
     if (pythonBool) f_.insert("cond-python-bool");
     else if (s.args.size() == 1 && isCond) f_.insert("cond-no-operands");
     std::set<ValueId> caps;
@@ -194,7 +195,7 @@ const std::vector<std::string> &Coverage::rows() {
   static const std::vector<std::string> r = {
       // constructs and how they are used
       "cond", "cond-multi-output", "cond-no-operands", "switch", "switch-multi-output", "while_loop",
-      "while_loop-multi-output", "scan", "scan-multi-output", "nested-construct", "capture",
+      "while_loop-multi-output", "scan", "scan-multi-output", "scan-inplace-buffer", "nested-construct", "capture",
       // nesting depth of regions
       "depth=1", "depth=2", "depth=3", "depth>=4",
       // predicates, indices and loop conditions, batched or not

@@ -225,7 +225,8 @@ Case mutateOnce(const Case &parent, uint64_t &rng, const GenPolicy &policy, std:
     // A restricted-domain op only where the generator would put it: inside a region.
     bool inRegion = std::none_of(c.program.body.stmts.begin(), c.program.body.stmts.end(), [s](const Stmt &t) { return &t == s; });
     for (const auto &o : allOps())
-      if (o.name != s->op && cur && o.arity == cur->arity && o.weight > 0 &&
+      // An in-place update of a scan buffer becomes another one (never drawn otherwise: weight 0).
+      if (o.name != s->op && cur && o.arity == cur->arity && o.inplace == cur->inplace && (o.weight > 0 || o.inplace) &&
           (!o.restrictedDomain || (inRegion && policy.domainOpWeight > 0)))
         same.push_back(&o);
     if (!same.empty()) s->op = same[pick(same.size())]->name;

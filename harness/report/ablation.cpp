@@ -65,9 +65,10 @@ struct Flow {
         roles.push_back({s.op, "carries", all, false});
         break;
       case ConstructKind::Scan: {
-        size_t k = s.attrs.find("ncarry") ? static_cast<size_t>(s.attrs.getInt("ncarry")) : 0;
-        roles.push_back({s.op, "carries", of(s.args, 0, k), false});
-        roles.push_back({s.op, "xs", of(s.args, k), false});
+        const ScanParts p = scanParts(s);
+        roles.push_back({s.op, "carries", of(s.args, 0, p.carries), false});
+        roles.push_back({s.op, "xs", of(s.args, p.carries, p.carries + p.xs), false});
+        if (p.bufs > 0) roles.push_back({s.op, "buffers", of(s.args, p.carries + p.xs), false});
         break;
       }
       }
@@ -208,7 +209,7 @@ Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes)
           continue;
         }
         rolePhrase[who] = a.phrases.size();
-        add(f, "the " + role.role + " of " + role.op + (role.role == "operands" || role.role == "carries" || role.role == "xs" ? " are " : " is ") +
+        add(f, "the " + role.role + " of " + role.op + (role.role == "operands" || role.role == "carries" || role.role == "xs" || role.role == "buffers" ? " are " : " is ") +
                      (batched ? "" : "not ") + "batched " + atLevel(l, n));
       }
     }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/constructs.h"
+#include "ir/op_registry.h"
 #include "ir/validate.h"
 #include "ir/walk.h"
 
@@ -130,6 +131,34 @@ std::vector<Case> dropLoops(const Case &c) {
     replaceUses(cand.program.body, m);
     return true;
   });
+}
+
+/// Drops an in-place buffer of a scan (the first or the second): its argument, parameter, update
+/// and yield, and each use of its final value reads its initial value instead.
+std::vector<Case> dropBuffers(const Case &c) {
+  std::vector<Case> out;
+  for (size_t j = 0; j < 2; ++j) {
+    auto more = perBlock(c, [j](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+      Stmt &s = b.stmts[si];
+      if (s.regions.empty() || constructOf(s).kind != ConstructKind::Scan) return false;
+      const ScanParts p = scanParts(s);
+      if (j >= p.bufs) return false;
+      const size_t ai = p.carries + p.xs + j;
+      Block &r = s.regions[0];
+      const ValueId init = s.args[ai], param = r.params.at(ai).id, result = s.results[s.results.size() - p.bufs + j].id;
+      s.args.erase(s.args.begin() + static_cast<std::ptrdiff_t>(ai));
+      r.params.erase(r.params.begin() + static_cast<std::ptrdiff_t>(ai));
+      r.yields.erase(r.yields.end() - static_cast<std::ptrdiff_t>(p.bufs - j));
+      s.results.erase(s.results.end() - static_cast<std::ptrdiff_t>(p.bufs - j));
+      std::erase_if(r.stmts, [&](const Stmt &t) { return !t.args.empty() && t.args[0] == param && findOp(t.op) && findOp(t.op)->inplace; });
+      std::erase_if(s.attrs.items, [](const auto &kv) { return kv.first == "nbuf"; });
+      if (p.bufs > 1) s.attrs.set("nbuf", static_cast<int64_t>(p.bufs - 1));
+      replaceUses(cand.program.body, {{result, init}});
+      return true;
+    });
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
 }
 
 /// Drops one statement, re-routing each use of its results to an earlier value of the same type.
@@ -374,7 +403,7 @@ int64_t caseWeight(const Case &c) {
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropLoops, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
                                  simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;

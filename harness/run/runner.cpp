@@ -7,6 +7,7 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
+#include "ir/buffers.h"
 #include "ir/differentiable.h"
 #include "ir/precision.h"
 #include "oracles/compare.h"
@@ -33,6 +34,15 @@ bool saysUnsupported(const Outcome &o) {
 }
 
 std::string firstLine(const std::string &s) { return errorGist(s).substr(0, 300); }
+
+/// torch's words for vmap's in-place rule (an in-place op whose other operand is batched where
+/// its self is not): functorch's own check, and the broadcast check add_ and mul_ meet first
+/// ("[2]" run eagerly, "torch.Size([2])" under dynamo's fake tensors).
+bool saysInplaceRule(const std::string &message) {
+  static const std::regex re("vmap: inplace arithmetic\\(self, \\*extra_args\\) is not possible|"
+                             "output with shape [^ ]{1,60} doesn't match the broadcast shape");
+  return std::regex_search(message, re);
+}
 
 } // namespace
 
@@ -201,6 +211,10 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
   if (u.status == Outcome::Status::Error)
     return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
+  // vmap refuses an in-place update that is batched where its buffer is not: a documented
+  // restriction of the program (ir/buffers.h), when the case can break it and torch says so.
+  if (std::string hazard = bufferBatchingHazard(failed); !hazard.empty() && saysInplaceRule(b.errorMessage))
+    return finish(Verdict::Invalid, hazard + ": " + b.errorType + ": " + firstLine(b.errorMessage));
   if (!b.afterSaveLoad && saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
   if (backend_.grad() == Grad::VmapOf) {
     // Per-sample gradients need the function transform to handle the program at all: where

@@ -152,3 +152,34 @@ TEST(PyCoverage, CoverageAndMergeCorpusCommands) {
   for (auto &e : std::filesystem::directory_iterator(merged)) files += e.path().extension() == ".vf";
   EXPECT_EQ(files, 1);
 }
+
+// A scan with an in-place buffer in direct mode reaches the line of scan_batch_rule that
+// forwards mutated_arg_indices to scan_op (never reached before the generator made them).
+TEST(PyCoverage, DirectScanWithABufferReachesMutatedArgIndicesInScanBatchRule) {
+  auto worker = std::make_shared<WorkerProcess>(config("default"));
+  TorchBackend b(worker, parseModes("direct").front(), "cpu");
+  auto info = b.hello();
+  ASSERT_TRUE(info.contains("coverage_table")) << info.dump().substr(0, 400);
+  PyCovTable table = PyCovTable::fromJson(info["coverage_table"]);
+  auto rule = std::find_if(table.funcs.begin(), table.funcs.end(), [](const auto &f) { return f.name == "scan_batch_rule"; });
+  ASSERT_NE(rule, table.funcs.end());
+  // The line, found in the installed scan.py (its number moves between torch versions); the
+  // table names files relative to torch's parent directory.
+  auto where = vf::test::sh("python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))'");
+  ASSERT_EQ(where.code, 0) << where.out;
+  std::string root = where.out.substr(0, where.out.find('\n'));
+  std::ifstream src(rule->file.rfind("/", 0) == 0 ? rule->file : root + "/" + rule->file);
+  ASSERT_TRUE(src) << root << " " << rule->file;
+  int64_t target = 0, n = 0;
+  for (std::string line; std::getline(src, line);)
+    if (++n >= rule->first && line.find("op_kwargs[\"mutated_arg_indices\"] = mutated_arg_indices") != std::string::npos) {
+      target = n;
+      break;
+    }
+  if (target == 0) GTEST_SKIP() << "this torch's scan_batch_rule does not forward mutated_arg_indices";
+  CaseResult r = Runner(b).run(parseCase(vf::test::kScanBuffer));
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.summary;
+  PyCoverage cov;
+  cov.add(r.pyCoverage);
+  EXPECT_TRUE(cov.has(lineKey(rule->file, target))) << rule->file << ":" << target;
+}

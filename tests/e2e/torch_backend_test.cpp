@@ -6,6 +6,7 @@
 #include "harness/run/runner.h"
 #include "harness/backends/torch/torch_backend.h"
 #include "ir/text.h"
+#include "ir/walk.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
 #include "tests/e2e/e2e.h"
@@ -94,4 +95,65 @@ TEST(TorchBackend, AHangingWorkerTimesOut) {
                         {"source", "while True:\n    pass\n"}};
   EXPECT_EQ(w.request(req, {}).kind, WorkerReply::Kind::TimedOut);
   EXPECT_EQ(w.request({{"v", 2}, {"op", "hello"}}, {}).kind, WorkerReply::Kind::Ok);
+}
+
+// A scan whose combine_fn updates a buffer in place (scan's mutable additional inputs): the
+// direct mode passes mutated_arg_indices to scan_op as dynamo does, the eager mode lets dynamo
+// find the mutation of the captured buffer; both must agree with the reference.
+TEST(TorchBackend, ScanWithAnInPlaceBufferPassesInDirectAndEagerModes) {
+  auto worker = std::make_shared<WorkerProcess>(config());
+  Case c = parseCase(vf::test::kScanBuffer);
+  for (const char *mode : {"direct", "eager"}) {
+    TorchBackend b(worker, parseModes(mode).front(), "cpu");
+    Runner r(b);
+    CaseResult res = r.run(c);
+    EXPECT_EQ(verdictName(res.verdict), "pass") << mode << ": " << res.summary << "\n" << res.traceback;
+  }
+}
+
+// vmap's in-place rule (an update batched where its buffer is not) is the program's fault:
+// `invalid`, never a batched-error (ir/buffers.h).
+TEST(TorchBackend, AnUnbatchedBufferWithABatchedUpdateIsInvalid) {
+  auto worker = std::make_shared<WorkerProcess>(config());
+  std::string text = vf::test::kScanBuffer;
+  text.replace(text.find("scan(%15, %0, %4)"), 17, "scan(%15, %0, %1)"); // the unbatched input itself
+  Case c = parseCase(text);
+  for (const char *op : {"add_", "copy_"}) {
+    Case k = c;
+    forEachBlock(k.program.body, [&](Block &b, int) {
+      for (auto &s : b.stmts)
+        if (s.op == "add_") s.op = op;
+    });
+    TorchBackend b(worker, parseModes("direct").front(), "cpu");
+    CaseResult res = Runner(b).run(k);
+    EXPECT_EQ(verdictName(res.verdict), "invalid") << op << ": " << res.summary;
+    EXPECT_NE(res.summary.find("vmap's in-place rule"), std::string::npos) << res.summary;
+  }
+}
+
+// Generated scans with buffers (every scan gets one) are consistent with the reference per
+// example, and batched they are never a harness bug or a batched-error of vmap's in-place rule.
+TEST(TorchBackend, GeneratedScansWithBuffersRunInDirectAndEagerModes) {
+  auto worker = std::make_shared<WorkerProcess>(config());
+  GenPolicy p;
+  p.condPercent = 60;
+  p.scanWeight = 20;
+  p.scanInplacePercent = 100;
+  int passed = 0;
+  std::string verdicts;
+  for (const char *mode : {"direct", "eager"}) {
+    TorchBackend b(worker, parseModes(mode).front(), "cpu");
+    Runner r(b);
+    for (uint64_t s = 0; s < (std::string(mode) == "direct" ? 24u : 6u); ++s) {
+      Case c = generateCase(s * 104729 + 3, 30, p);
+      CaseResult res = r.run(c);
+      EXPECT_NE(res.verdict, Verdict::HarnessBug) << mode << ": " << res.summary << "\n" << printCase(c);
+      EXPECT_EQ(res.summary.find("inplace arithmetic"), std::string::npos) << mode << ": " << res.summary;
+      EXPECT_EQ(res.summary.find("doesn't match the broadcast shape"), std::string::npos) << mode << ": " << res.summary;
+      passed += res.verdict == Verdict::Pass;
+      verdicts += std::string(mode) + " " + std::string(verdictName(res.verdict)) + ": " + res.summary.substr(0, 160) + "\n";
+    }
+  }
+  // Some meet scan bugs filed without buffers (a carry whose batching changes between steps).
+  EXPECT_GE(passed, 12) << verdicts;
 }

@@ -7,6 +7,8 @@
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "ir/text.h"
+#include "ir/buffers.h"
+#include "ir/constructs.h"
 #include "ir/op_registry.h"
 #include "ir/validate.h"
 #include "ir/walk.h"
@@ -223,4 +225,58 @@ func(%0: f32[]) {
   RefResult r = runReference(c, {at::tensor({0.5f, -0.5f, 2.0f, -3.0f})});
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.domain.reason(kAmbiguityMargin), "");
+}
+
+namespace {
+
+/// How many scans of `b` (and below) have in-place buffers, and how many buffers in all.
+std::pair<int, int> bufferedScans(const Block &b) {
+  std::pair<int, int> n{0, 0};
+  forEachStmt(b, [&](const Stmt &s, int) {
+    if (!isConstruct(s.op) || constructOf(s).kind != ConstructKind::Scan) return;
+    size_t m = scanParts(s).bufs;
+    n.first += m > 0;
+    n.second += static_cast<int>(m);
+  });
+  return n;
+}
+
+GenPolicy scansWithBuffers() {
+  GenPolicy p;
+  p.condPercent = 60;
+  p.scanWeight = 20;
+  p.scanInplacePercent = 100;
+  return p;
+}
+
+} // namespace
+
+RC_GTEST_PROP(Generators, ScansWithBuffersValidateRoundTripAndHoldVmapsInPlaceRule, ()) {
+  Case c = *genCase(scansWithBuffers());
+  RC_ASSERT(validateCase(c) == "");
+  RC_ASSERT(parseCase(printCase(c)) == c);
+  // Each buffer is batched wherever its update may be, whatever the batch spec (ir/buffers.h).
+  RC_ASSERT(bufferBatchingHazard(c) == "");
+  RefResult r = runReference(c, makeInputs(c));
+  RC_ASSERT(r.error == "");
+}
+
+TEST(Generators, ScanBuffersComeWithTheirKnobAndGoWithout) {
+  int scans = 0, buffers = 0, two = 0;
+  for (uint64_t s = 0; s < 200; ++s) {
+    auto [sc, bu] = bufferedScans(generateCase(s, 60, scansWithBuffers()).program.body);
+    scans += sc;
+    buffers += bu;
+    two += bu > sc;
+  }
+  EXPECT_GT(scans, 50);
+  EXPECT_GT(buffers, scans);
+  EXPECT_GT(two, 0) << "now and then a scan with two buffers";
+  int byDefault = 0;
+  for (uint64_t s = 0; s < 300; ++s) byDefault += bufferedScans(generateCase(s, 60, GenPolicy{}).program.body).first;
+  EXPECT_GT(byDefault, 0) << "the default policy makes some";
+  GenPolicy off;
+  ASSERT_EQ(applyPolicySetting(off, "scan_inplace_percent=0"), "");
+  off.scanWeight = 20;
+  for (uint64_t s = 0; s < 200; ++s) EXPECT_EQ(bufferedScans(generateCase(s, 60, off).program.body).first, 0);
 }

@@ -120,3 +120,27 @@ TEST(Shrinker, ReinferTypesFollowsAShapeChange) {
   p.body.params[0].type.shape = {};
   EXPECT_FALSE(reinferTypes(p)); // dim 1 of a 0-d tensor: the candidate is dropped
 }
+
+TEST(Shrinker, DropsAScanBufferTheFailureDoesNotNeed) {
+  // The failure needs the scan's carry (a mul in combine_fn), not its buffer: the buffer, its
+  // update and its result go, and the case stays valid.
+  Case c = parseCase(R"(vmap size=3 in_dims=(0,None) out_dims=(1,0,0)
+func(%0: f32[5,3], %1: f32[3]) {
+  %2: f32[3], %3: f32[5,3], %4: f32[3] = scan(%1, %0, %1) {ncarry=1, reverse=true, nbuf=1} [
+    (%5: f32[3], %6: f32[3], %7: f32[3]) {
+      %8: f32[3] = mul(%5, %6)
+      %9: f32[3] = sin(%6)
+      %10: f32[3] = mul_(%7, %9)
+      yield %8, %9, %10
+    }
+  ]
+  return %2, %3, %4
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  auto fails = [](const Case &cand) { return usesOp(cand.program.body, "mul") && usesOp(cand.program.body, "scan"); };
+  Case s = shrinkCase(c, fails);
+  EXPECT_EQ(validateCase(s), "");
+  EXPECT_FALSE(usesOp(s.program.body, "mul_")) << printCase(s);
+  EXPECT_EQ(printCase(s).find("nbuf"), std::string::npos) << printCase(s);
+}

@@ -139,3 +139,63 @@ TEST(Validate, RejectsEveryMalformedConstruct) {
     EXPECT_NE(e.find(words), std::string::npos) << "expected '" << words << "' for\n" << body << "got: " << e;
   }
 }
+
+namespace {
+// A scan with one in-place buffer (%2's copy), updated by add_ of the next carry.
+const char *kBufferScan = R"(func(%0: f32[4,2], %1: f32[2]) {
+  %2: f32[2], %3: f32[4,2], %4: f32[2] = scan(%1, %0, %1) {ncarry=1, reverse=false, nbuf=1} [
+    (%5: f32[2], %6: f32[2], %7: f32[2]) {
+      %8: f32[2] = mul(%5, %6)
+      %9: f32[2] = neg(%6)
+      %10: f32[2] = add_(%7, %8)
+      yield %8, %9, %10
+    }
+  ]
+  return %2, %3, %4
+}
+)";
+
+std::string checkBuffer(const std::string &from, const std::string &to) {
+  std::string text = kBufferScan;
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return validateProgram(parseProgram(text.replace(at, from.size(), to)));
+}
+} // namespace
+
+TEST(Validate, AcceptsAScanWithAnInPlaceBuffer) {
+  EXPECT_EQ(validateProgram(parseProgram(kBufferScan)), "");
+  EXPECT_EQ(checkBuffer("add_(%7, %8)", "mul_(%7, %8)"), "");
+  EXPECT_EQ(checkBuffer("add_(%7, %8)", "copy_(%7, %9)"), "");
+  // The update's result is the buffer after the update: a y may read it.
+  EXPECT_EQ(checkBuffer("yield %8, %9, %10", "yield %8, %10, %10"), "");
+}
+
+TEST(Validate, RejectsInPlaceBuffersThatBreakTheirRules) {
+  auto expect = [](const std::string &e, const std::string &what) { EXPECT_NE(e.find(what), std::string::npos) << e; };
+  // Typing: the buffer section of the yields, of the results, and of the attribute.
+  expect(checkBuffer("yield %8, %9, %10", "yield %8, %9"), "scan gives 2 value(s) but 3 are declared");
+  expect(checkBuffer("yield %8, %9, %10", "yield %8, %10, %9"), "must yield its in-place update's result in the buffer's place");
+  expect(checkBuffer("yield %8, %9, %10", "yield %8, %10, %0"), "must yield the buffers");
+  expect(checkBuffer("%4: f32[2] = scan", "%4: f32[3] = scan"), "declared f32[3]");
+  expect(checkBuffer("nbuf=1", "nbuf=0"), "nbuf=M (>= 1)");
+  expect(checkBuffer("add_(%7, %8)", "add_(%7, %0)"), "does not broadcast to the buffer's shape");
+  // The in-place rules (ir/validate.cpp): the update of the buffer parameter itself, once, as
+  // its only use, yielded in the buffer's place.
+  expect(checkBuffer("add_(%7, %8)", "add_(%5, %8)"), "may only update a buffer parameter");
+  expect(checkBuffer("%10: f32[2] = add_(%7, %8)", "%10: f32[2] = add(%7, %8)"), "must update it with an in-place op");
+  expect(checkBuffer("%9: f32[2] = neg(%6)", "%9: f32[2] = neg(%7)"), "its only use must be its in-place update");
+  expect(checkBuffer("yield %8, %9, %10", "yield %10, %9, %8"), "in the buffer's place");
+  expect(checkBuffer("      yield %8, %9, %10", "      %11: f32[2] = add_(%7, %9)\n      yield %8, %9, %11"), "updated twice");
+  // Outside a scan's combine_fn an in-place op has nothing to update.
+  expect(validateProgram(parseProgram("func(%0: f32[2]) {\n  %1: f32[2] = add_(%0, %0)\n  return %1\n}\n")),
+         "may only update a buffer parameter");
+}
+
+TEST(Validate, ABufferedScanPrintsAndParsesBack) {
+  Program p = parseProgram(kBufferScan);
+  std::string text = printProgram(p);
+  EXPECT_NE(text.find("{ncarry=1, reverse=false, nbuf=1}"), std::string::npos) << text;
+  EXPECT_EQ(parseProgram(text), p);
+  EXPECT_EQ(printProgram(parseProgram(text)), text);
+}

@@ -151,3 +151,59 @@ TEST(Reference, AtTheEdgeOfADomainIsNearOrOutside) {
     EXPECT_EQ(z.domain.op, op);
   }
 }
+
+namespace {
+// carry c <- c * x_t, buffer b <- OP(b, c) in place; returns (final c, ys = -x, final b).
+std::string bufferProgram(const std::string &op, bool reverse) {
+  return std::string(R"(func(%0: f32[4,2], %1: f32[2]) {
+  %2: f32[2], %3: f32[4,2], %4: f32[2] = scan(%1, %0, %1) {ncarry=1, reverse=)") + (reverse ? "true" : "false") +
+         R"(, nbuf=1} [
+    (%5: f32[2], %6: f32[2], %7: f32[2]) {
+      %8: f32[2] = mul(%5, %6)
+      %9: f32[2] = neg(%6)
+      %10: f32[2] = )" + op + R"((%7, %8)
+      yield %8, %9, %10
+    }
+  ]
+  return %2, %3, %4
+}
+)";
+}
+
+std::vector<at::Tensor> runBuffer(const std::string &op, bool reverse) {
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, 4.0f, 0.5f, 1.0f, 2.0f, 0.0f}).reshape({4, 2});
+  auto v = at::tensor({1.0f, 1.0f});
+  double margin = 1e300;
+  return evalProgram(parseProgram(bufferProgram(op, reverse)), {x, v}, margin);
+}
+} // namespace
+
+TEST(Reference, ScanBufferAccumulatesInPlaceUpdatesOverTheSteps) {
+  // By hand, forwards: c = [1,2], [3,8], [1.5,8], [3,0]; the buffer starts at [1,1] and adds each.
+  auto out = runBuffer("add_", false);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(at::equal(out[0], at::tensor({3.0f, 0.0f}))) << out[0];
+  EXPECT_TRUE(at::equal(out[1], -at::tensor({1.0f, 2.0f, 3.0f, 4.0f, 0.5f, 1.0f, 2.0f, 0.0f}).reshape({4, 2})));
+  EXPECT_TRUE(at::equal(out[2], at::tensor({9.5f, 19.0f}))) << out[2];
+  // Reversed, the steps take rows 3, 2, 1, 0: c = [2,0], [1,0], [3,0], [3,0]; the ys stay in row order.
+  out = runBuffer("add_", true);
+  EXPECT_TRUE(at::equal(out[2], at::tensor({10.0f, 1.0f}))) << out[2];
+  EXPECT_TRUE(at::equal(out[1], -at::tensor({1.0f, 2.0f, 3.0f, 4.0f, 0.5f, 1.0f, 2.0f, 0.0f}).reshape({4, 2})));
+  // mul_: [1,1] * every c; copy_: the last step's c.
+  EXPECT_TRUE(at::equal(runBuffer("mul_", false)[2], at::tensor({13.5f, 0.0f})));
+  EXPECT_TRUE(at::equal(runBuffer("copy_", false)[2], at::tensor({3.0f, 0.0f})));
+  EXPECT_TRUE(at::equal(runBuffer("copy_", true)[2], at::tensor({3.0f, 0.0f})));
+}
+
+TEST(Reference, ScanBufferIsPerExampleUnderVmap) {
+  // Each example's buffer accumulates its own steps: the batched reference is the stack of the
+  // per-example runs.
+  Case c = parseCase("vmap size=2 in_dims=(0,None) out_dims=(0,0,0)\n" + bufferProgram("add_", false));
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, 4.0f, 0.5f, 1.0f, 2.0f, 0.0f}).reshape({4, 2});
+  auto v = at::tensor({1.0f, 1.0f});
+  RefResult r = runReference(c, {at::stack({x, -x}), v});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(at::equal(r.outputs[2][0], at::tensor({9.5f, 19.0f}))) << r.outputs[2];
+  // -x: c = [-1,-2], [3,8], [-1.5,-8], [3,0]: 1 - 1 + 3 - 1.5 + 3 and 1 - 2 + 8 - 8 + 0.
+  EXPECT_TRUE(at::equal(r.outputs[2][1], at::tensor({4.5f, -1.0f}))) << r.outputs[2];
+}

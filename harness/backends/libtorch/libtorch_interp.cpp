@@ -62,7 +62,17 @@ private:
       case ConstructKind::Cond: res = cond(s, a, mask); break;
       case ConstructKind::Switch: res = switchStmt(s, a, mask); break;
       case ConstructKind::WhileLoop: res = whileLoop(s, a, mask); break;
-      case ConstructKind::Scan: res = scan(s, a, mask); break;
+      case ConstructKind::Scan:
+        // An in-place buffer is a carry in value terms (ir/scan_outputs.h): lowered as one.
+        if (scanParts(s).bufs > 0) {
+          const Stmt c = buffersAsCarries(s);
+          Tensors ca;
+          for (auto v : c.args) ca.push_back(env_.at(v));
+          res = buffersBackToEnd(s, scan(c, ca, mask));
+        } else {
+          res = scan(s, a, mask);
+        }
+        break;
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {

@@ -13,7 +13,8 @@
 ///  - scan: the trip count is the length of the xs, never batched. The carries are first
 ///    brought to a batched-ness fixpoint (which vmap levels each carry is batched at, grown
 ///    until running the combine function once no longer adds any), then every step starts from
-///    carries batched at exactly those levels.
+///    carries batched at exactly those levels. In-place buffers ({nbuf}) are lowered as carries
+///    (ir/scan_outputs.h: buffersAsCarries), their updates evaluated out of place.
 ///
 /// A branch evaluated for examples that would not take it gets the mask of the examples that
 /// would: loops inside it only wait for those. Ops are total (ir/ops.cpp), so a branch's values

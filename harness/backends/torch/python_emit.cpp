@@ -34,10 +34,13 @@ public:
     for (const auto &d : p.body.params) inputs_.insert(d.id);
   }
 
-  std::string program(const Program &p) {
+  /// `noGrad`: decorate with torch.no_grad() (a forward run of a program with an in-place scan
+  /// buffer: dynamo lets a higher-order op's body mutate an input only without grad).
+  std::string program(const Program &p, bool noGrad) {
     std::ostringstream os;
     std::vector<std::string> params;
     for (const auto &d : p.body.params) params.push_back(v(d.id));
+    if (noGrad) os << "@torch.no_grad()\n";
     os << "def program(" << join(params) << "):\n";
     block(os, p.body, 4);
     return os.str();
@@ -117,8 +120,10 @@ private:
   /// `carries`: how many leading yields are loop carries. torch wants a carry's metadata,
   /// strides included, to match the initial value's, so carries are returned as fresh
   /// contiguous tensors and the initial values are passed contiguous.
+  /// `buffers`: the last yields are a scan's in-place buffers, updated by the statements
+  /// themselves (the in-place op mutates the tensor): not returned.
   void block(std::ostream &os, const Block &b, int indent, bool isRegion = false, Ret ret = Ret::Tuple, size_t split = 0,
-             size_t carries = 0) {
+             size_t carries = 0, size_t buffers = 0) {
     std::string pad(indent, ' ');
     std::set<ValueId> own;
     for (const auto &s : b.stmts) {
@@ -129,7 +134,8 @@ private:
     }
     std::vector<std::string> ys;
     std::set<ValueId> returned;
-    for (auto y : b.yields) {
+    for (size_t i = 0; i + buffers < b.yields.size(); ++i) {
+      ValueId y = b.yields[i];
       bool fresh = own.count(y) && returned.insert(y).second;
       if (ys.size() < carries) ys.push_back(v(y) + ".clone(memory_format=torch.contiguous_format)");
       else ys.push_back(isRegion && !fresh ? v(y) + ".clone(memory_format=torch.contiguous_format)" : v(y));
@@ -143,12 +149,30 @@ private:
 
   /// `def NAME(params):` and the region's body.
   void function(std::ostream &os, const std::string &name, const Block &r, int indent, Ret ret = Ret::Tuple,
-                size_t carries = 0, const std::vector<std::string> &lifted = {}) {
+                size_t carries = 0, const std::vector<std::string> &lifted = {}, size_t buffers = 0) {
     std::vector<std::string> ps;
     for (const auto &d : r.params) ps.push_back(v(d.id));
     ps.insert(ps.end(), lifted.begin(), lifted.end());
     os << std::string(indent, ' ') << "def " << name << "(" << join(ps) << "):\n";
-    block(os, r, indent + 4, true, ret, 0, carries);
+    block(os, r, indent + 4, true, ret, 0, carries, buffers);
+  }
+
+  /// A scan's in-place buffers: each a fresh tensor made from its initial value just before the
+  /// scan (so that no other value is mutated), named `buf<result>`. Their names.
+  std::vector<std::string> makeBuffers(std::ostream &os, const Stmt &s, const std::vector<std::string> &args, int indent) {
+    const ScanParts p = scanParts(s);
+    std::vector<std::string> names;
+    for (size_t j = 0; j < p.bufs; ++j) {
+      names.push_back("buf" + std::to_string(s.results[s.results.size() - p.bufs + j].id));
+      os << std::string(indent, ' ') << names.back() << " = " << args[p.carries + p.xs + j] << ".clone()\n";
+    }
+    return names;
+  }
+
+  /// After the scan: its buffer results are the buffers themselves.
+  void bufferResults(std::ostream &os, const std::vector<std::string> &results, const std::vector<std::string> &bufs, int indent) {
+    for (size_t j = 0; j < bufs.size(); ++j)
+      os << std::string(indent, ' ') << results[results.size() - bufs.size() + j] << " = " << bufs[j] << "\n";
   }
 
   /// Fresh tensors with the canonical contiguous strides (`.contiguous()` keeps odd strides of
@@ -224,18 +248,26 @@ private:
       break;
     }
     case ConstructKind::Scan: {
-      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
+      // Buffers are captured by combine_fn, as a user's KV cache would be: dynamo lifts them and
+      // passes the ones it sees mutated as scan's mutated_arg_indices.
+      const ScanParts p = scanParts(s);
+      const size_t k = p.carries;
       const Block &r = s.regions[0];
+      std::vector<std::string> bufs = makeBuffers(os, s, args, indent);
       std::vector<std::string> carries, xs;
-      for (size_t i = 0; i < r.params.size(); ++i) (i < k ? carries : xs).push_back(v(r.params[i].id));
+      for (size_t i = 0; i < k + p.xs; ++i) (i < k ? carries : xs).push_back(v(r.params[i].id));
       os << pad << "def combine_fn_" << tag << "(carry, x):\n";
       os << pad << "    " << unpackTarget(carries) << " = carry\n";
       os << pad << "    " << unpackTarget(xs) << " = x\n";
-      block(os, r, indent + 4, true, Ret::CarryAndYs, k, k);
-      std::vector<std::string> finals(results.begin(), results.begin() + k), ys(results.begin() + k, results.end());
+      for (size_t j = 0; j < p.bufs; ++j) os << pad << "    " << v(r.params[k + p.xs + j].id) << " = " << bufs[j] << "\n";
+      block(os, r, indent + 4, true, Ret::CarryAndYs, k, k, p.bufs);
+      std::vector<std::string> finals(results.begin(), results.begin() + k),
+          ys(results.begin() + k, results.end() - static_cast<std::ptrdiff_t>(p.bufs));
       os << pad << "(" << unpackTarget(finals) << "), (" << (ys.empty() ? "" : unpackTarget(ys)) << ") = scan(combine_fn_"
-         << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
-         << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+         << tag << ", " << tupleText(contiguous({args.begin(), args.begin() + k})) << ", "
+         << tupleText({args.begin() + k, args.begin() + k + p.xs}) << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False")
+         << ")\n";
+      bufferResults(os, results, bufs, indent);
       break;
     }
     }
@@ -278,12 +310,22 @@ private:
       break;
     }
     case ConstructKind::Scan: {
-      size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
-      // combine_fn(*carries, *x_slices, *lifted) -> (*next_carries, *ys): the flat form scan_op takes.
-      function(os, "combine_fn_" + tag, s.regions[0], indent, Ret::Tuple, k, lifted);
-      os << pad << unpackTarget(results) << " = _scan(combine_fn_" << tag << ", "
-         << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.end()})
-         << ", " << withLifted({}) << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False") << ")\n";
+      // combine_fn(*carries, *x_slices, *buffers, *lifted) -> (*next_carries, *ys): the flat
+      // form scan_op takes. The buffers lead the additional inputs, and mutated_arg_indices
+      // names them as dynamo does (indices into init + xs + additional_inputs).
+      const ScanParts p = scanParts(s);
+      const size_t k = p.carries;
+      std::vector<std::string> bufs = makeBuffers(os, s, args, indent);
+      std::string mutated;
+      for (size_t j = 0; j < p.bufs; ++j) mutated += (j ? "," : "") + std::to_string(k + p.xs + j);
+      function(os, "combine_fn_" + tag, s.regions[0], indent, Ret::Tuple, k, lifted, p.bufs);
+      std::vector<std::string> flat(results.begin(), results.end() - static_cast<std::ptrdiff_t>(p.bufs));
+      os << pad << unpackTarget(flat) << " = _scan(combine_fn_" << tag << ", "
+         << tupleText(contiguous({args.begin(), args.begin() + k})) << ", " << tupleText({args.begin() + k, args.begin() + k + p.xs})
+         << ", " << withLifted(bufs) << ", reverse=" << (s.attrs.getBool("reverse") ? "True" : "False");
+      if (!mutated.empty()) os << ", mutated_arg_indices=" << pyString(mutated);
+      os << ")\n";
+      bufferResults(os, results, bufs, indent);
       break;
     }
     }
@@ -435,7 +477,18 @@ std::string pyString(const std::string &s) {
   return out + "\"";
 }
 
-std::string emitProgram(const Program &p, Api api) { return Emitter(p, api).program(p); }
+bool hasBuffers(const Block &b) {
+  for (const auto &s : b.stmts) {
+    if (isConstruct(s.op) && constructOf(s).kind == ConstructKind::Scan && scanParts(s).bufs > 0) return true;
+    for (const auto &r : s.regions)
+      if (hasBuffers(r)) return true;
+  }
+  return false;
+}
+
+std::string emitProgram(const Program &p, Api api, bool forward) {
+  return Emitter(p, api).program(p, forward && hasBuffers(p.body));
+}
 
 std::string emitModule(const Case &c, Api api, Grad grad) {
   std::ostringstream os;
@@ -448,7 +501,7 @@ std::string emitModule(const Case &c, Api api, Grad grad) {
     for (const auto &d : constructRegistry())
       if (used.count(d.name) && !d.publicImport.empty()) os << d.publicImport << "\n";
   }
-  os << "\n\n" << emitProgram(c.program, api) << "\n\n";
+  os << "\n\n" << emitProgram(c.program, api, grad == Grad::None) << "\n\n";
   // batched: vmap levels from the innermost out.
   std::string expr = "program";
   for (auto it = c.spec.levels.rbegin(); it != c.spec.levels.rend(); ++it) {

@@ -16,7 +16,13 @@ namespace vf {
 std::string pyString(const std::string &s);
 /// `def program(x0, x1): ...` with control flow as torch.cond and nested functions; with
 /// Api::Direct, as calls of the higher-order ops themselves (see directPrelude in the .cpp).
-std::string emitProgram(const Program &p, Api api = Api::Public);
+/// A scan's in-place buffers are fresh tensors its combine_fn mutates (`buf.add_(v)`); with
+/// `forward` a program that has one runs under torch.no_grad(), where dynamo accepts input
+/// mutation in a higher-order op's body (a gradient mode's run is then rejected unbatched too:
+/// `invalid`).
+std::string emitProgram(const Program &p, Api api = Api::Public, bool forward = true);
+/// True when a scan in `b` (or in a region of it) has in-place buffers.
+bool hasBuffers(const Block &b);
 /// The full module the worker executes: imports, program, batched, per_example; in a gradient
 /// mode also the gradient functions (python_grad.h), and `layout_inputs` passes the cotangents
 /// after the inputs through unchanged.
