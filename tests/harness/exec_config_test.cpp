@@ -122,4 +122,11 @@ TEST(ExecConfig, GradientModesAreSuffixesOfEveryMode) {
   EXPECT_EQ(parseMode("eager+grad")->toJson()["grad"], "of-vmap");
   EXPECT_EQ(execOfSystem("direct+grad|cpu").grad, Grad::OfVmap);
   EXPECT_EQ(replayFlagOf("eager+vmap-grad|cpu"), " --mode eager+vmap-grad");
+  // The forward-mode setting: torch.func.jvp of the vmapped program.
+  EXPECT_EQ(parseMode("direct+jvp")->grad, Grad::Jvp);
+  EXPECT_EQ(parseMode("compile-eager+jvp")->modeName(), "compile-eager+jvp");
+  EXPECT_EQ(parseMode("eager+jvp")->toJson()["grad"], "jvp");
+  EXPECT_TRUE(forwardMode(Grad::Jvp));
+  EXPECT_FALSE(forwardMode(Grad::VmapOf));
+  EXPECT_FALSE(parseMode("precompile-eager+jvp"));
 }
