@@ -115,7 +115,7 @@ TEST(ExecConfig, GradientModesAreSuffixesOfEveryMode) {
   EXPECT_EQ(parseMode("direct+vmap-grad")->grad, Grad::VmapOf);
   EXPECT_TRUE(parseMode("direct+vmap-grad")->direct());
   EXPECT_EQ(parseMode("eager")->grad, Grad::None);
-  EXPECT_FALSE(parseMode("eager+jvp"));
+  EXPECT_FALSE(parseMode("eager+hvp")); // (+jvp is a mode: below)
   EXPECT_FALSE(parseMode("+grad"));
   // A forward request is what it was: no "grad" key at all.
   EXPECT_FALSE(parseMode("eager")->toJson().contains("grad"));
