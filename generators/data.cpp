@@ -39,4 +39,14 @@ std::vector<at::Tensor> makeCotangents(const Case &c, const std::vector<at::Tens
   return out;
 }
 
+std::vector<at::Tensor> makeTangents(const Case &c, const std::vector<at::Tensor> &physicalInputs) {
+  std::vector<at::Tensor> out;
+  for (size_t i : gradInputs(c.program)) {
+    const at::Tensor &x = physicalInputs.at(i);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>((c.spec.data_seed ^ 0x632be59bd9b4e019ULL) * 1000033ULL + i);
+    out.push_back(at::randn(x.sizes(), gen, at::TensorOptions().dtype(at::kDouble)).to(x.scalar_type()));
+  }
+  return out;
+}
+
 } // namespace vf

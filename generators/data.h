@@ -22,4 +22,10 @@ std::vector<at::Tensor> makeInputs(const Case &c);
 /// per-example mix-up cannot cancel out in a sum.
 std::vector<at::Tensor> makeCotangents(const Case &c, const std::vector<at::Tensor> &outputs);
 
+/// The tangents of a forward-mode ("+jvp") Jacobian-vector product: one per floating input
+/// (gradInputs in ir/differentiable.h), standard normal, in the shape and dtype of that physical
+/// (batched) input, drawn from the case's data seed on a stream of their own (neither the
+/// inputs' nor the cotangents' draws change).
+std::vector<at::Tensor> makeTangents(const Case &c, const std::vector<at::Tensor> &physicalInputs);
+
 } // namespace vf

@@ -20,7 +20,8 @@
 namespace vf {
 
 struct RefVjp {
-  /// One per gradInputs(program), in that input's physical shape and dtype.
+  /// One per gradInputs(program), in that input's physical shape and dtype (a JVP's: one tangent
+  /// per gradOutputs(program), in that output's physical shape and dtype).
   std::vector<at::Tensor> gradients;
   double minMargin = 1e300; ///< the forward's closest comparison (as RefResult::minMargin)
   /// The closest an op's argument came to a point where the op has no derivative (a kink, a
@@ -34,5 +35,23 @@ struct RefVjp {
 /// gradOutputs(program), in the physical output's shape: generators/data.h makeCotangents).
 RefVjp runReferenceVjp(const Case &c, const std::vector<at::Tensor> &physicalInputs,
                        const std::vector<at::Tensor> &cotangents, const RefOptions &opt = {});
+
+/// The reference's Jacobian-vector product, the oracle of the forward-mode ("+jvp") gradient
+/// modes: `gradients` holds one output tangent per gradOutputs(program), in the physical output's
+/// shape and dtype (zeros where the output depends on no floating input); the other fields are
+/// as for the VJP.
+///
+/// Computed with reverse mode only, by the double-backward trick: g(u) = J^T u, the VJP above
+/// with a cotangent u that itself requires grad (create_graph), is linear in u, so J t is the
+/// gradient of <g(u), t> with respect to u, exactly. Reverse mode because it is the same graph as
+/// the VJP's (ir/unbatch.h stacking included) and needs only the public torch::autograd::grad;
+/// LibTorch's forward AD would need its internal level API and a forward formula for every op.
+/// Like the VJP it runs each example through the reference interpreter's native control flow:
+/// no higher-order op, no vmap, no torch.func, so none of torch's control-flow AD is involved.
+/// `tangents`: one per gradInputs(program), in the physical input's shape (generators/data.h
+/// makeTangents); an input not batched at a level has one tangent shared by its examples.
+using RefJvp = RefVjp;
+RefJvp runReferenceJvp(const Case &c, const std::vector<at::Tensor> &physicalInputs,
+                       const std::vector<at::Tensor> &tangents, const RefOptions &opt = {});
 
 } // namespace vf

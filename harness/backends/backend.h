@@ -12,8 +12,8 @@ namespace vf {
 
 /// `Batched`: the vmapped program. `PerExample`: each example alone on the same system, to tell
 /// a batching bug from a program the system rejects anyway. `PerExampleFunc` (gradient modes
-/// only): each example alone through the mode's function transform (torch.func.vjp without
-/// vmap), to tell a batching bug from a transform that cannot handle the program at all.
+/// only): each example alone through the mode's function transform (torch.func.vjp or
+/// torch.func.jvp without vmap), to tell a batching bug from a transform that cannot handle the program at all.
 enum class RunMode { Batched, PerExample, PerExampleFunc };
 
 struct Outcome {
@@ -46,7 +46,9 @@ public:
   /// "MODE|DEVICE", e.g. "eager|cpu" or "compile-inductor|cuda": the start of every signature.
   virtual std::string name() const = 0;
   /// In a gradient mode (grad()), `inputs` are the physical inputs followed by the cotangents,
-  /// and the outputs are the gradients of the floating inputs (ir/differentiable.h).
+  /// and the outputs are the gradients of the floating inputs (ir/differentiable.h); in a
+  /// forward-mode one (Grad::Jvp) the tangents follow, and the outputs are the tangents of the
+  /// floating outputs.
   virtual Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) = 0;
   /// What the outputs are: forward values (Grad::None) or gradients.
   virtual Grad grad() const { return Grad::None; }

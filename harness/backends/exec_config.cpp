@@ -10,6 +10,7 @@ const std::vector<GradModeInfo> &gradModes() {
       {Grad::None, "", "forward values"},
       {Grad::OfVmap, "+grad", "gradients: torch.autograd.grad of the vmapped program, random cotangents"},
       {Grad::VmapOf, "+vmap-grad", "per-sample gradients: torch.vmap of torch.func.vjp of the program"},
+      {Grad::Jvp, "+jvp", "forward mode: torch.func.jvp of the vmapped program, random tangents"},
   };
   return modes;
 }
@@ -45,6 +46,7 @@ nlohmann::json ExecConfig::toJson() const {
   // Absent for forward values: a forward request is byte-for-byte what it was.
   if (grad == Grad::OfVmap) j["grad"] = "of-vmap";
   if (grad == Grad::VmapOf) j["grad"] = "vmap-of";
+  if (grad == Grad::Jvp) j["grad"] = "jvp";
   return j;
 }
 

@@ -15,14 +15,19 @@ enum class Api {
   Direct, ///< the higher-order ops themselves (cond_op, ...): the batching rules alone, no dynamo
 };
 
-/// What a run computes: the batched program's outputs, or the gradients of its floating inputs
-/// (a vector-Jacobian product with the case's cotangents, generators/data.h makeCotangents).
-/// Declared once, in gradModes() below; a mode name's suffix ("eager+grad").
+/// What a run computes: the batched program's outputs, the gradients of its floating inputs (a
+/// vector-Jacobian product with the case's cotangents, generators/data.h makeCotangents), or the
+/// tangents of its floating outputs (a Jacobian-vector product with the case's tangents,
+/// makeTangents). Declared once, in gradModes() below; a mode name's suffix ("eager+grad").
 enum class Grad {
   None,   ///< forward values only
   OfVmap, ///< "+grad": torch.autograd.grad of the batched program (backward through vmap)
   VmapOf, ///< "+vmap-grad": torch.vmap of torch.func.vjp of the program (per-sample gradients)
+  Jvp,    ///< "+jvp": torch.func.jvp of the batched program (forward mode through vmap)
 };
+
+/// A mode whose run compares output tangents (a JVP) rather than input gradients (a VJP).
+inline bool forwardMode(Grad g) { return g == Grad::Jvp; }
 
 /// Every gradient setting with its mode-name suffix ("" for Grad::None) and what it does.
 struct GradModeInfo {
@@ -34,7 +39,7 @@ const std::vector<GradModeInfo> &gradModes();
 
 struct ExecConfig {
   Api api = Api::Public; ///< `direct` mode: Api::Direct (never compiled)
-  Grad grad = Grad::None; ///< forward values, or gradients (a "+grad" / "+vmap-grad" mode)
+  Grad grad = Grad::None; ///< forward values, or derivatives (a "+grad" / "+vmap-grad" / "+jvp" mode)
   /// "" runs `torch.vmap` eagerly; otherwise the `torch.compile` backend: eager, aot_eager, inductor.
   std::string compiler;
   /// The `dynamic=` argument of torch.compile: unset (torch's default: static first, automatic

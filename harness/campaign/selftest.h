@@ -73,6 +73,10 @@ bool selftestTargetMet(const std::vector<FaultResult> &results, double targetRat
 /// (ExecConfig::grad) can find it.
 inline constexpr const char *kGradientFaultMarker = "Gradient modes only:";
 inline bool isGradientFault(const std::string &doc) { return doc.rfind(kGradientFaultMarker, 0) == 0; }
+/// A gradient fault that breaks only forward-mode derivatives (the VJP stays right): planted by
+/// default in the "+jvp" modes only, where it starts "Gradient modes only: +jvp only:".
+inline constexpr const char *kForwardModeFaultMarker = "Gradient modes only: +jvp only:";
+inline bool isForwardModeFault(const std::string &doc) { return doc.rfind(kForwardModeFaultMarker, 0) == 0; }
 
 /// The faults the worker knows, with one line each: `python faults.py` prints "name\tdoc".
 std::vector<std::pair<std::string, std::string>> listFaults(const std::string &python, const std::string &faultsScript);

@@ -31,7 +31,7 @@ void addCaps(Cli &cli) {
   CLI::App &cmd = cli.command("caps", "", "which constructs have working batching rules, per mode and device",
                               "Probes the installed torch with a small case per construct, decision batched and not.",
                               [f] { return caps(*f); });
-  addSystemFlags(cmd, *f, {.modes = "eager,eager+grad,eager+vmap-grad,compile-eager,compile-aot_eager,compile-inductor,precompile-aot_eager", .devices = "cpu,cuda"});
+  addSystemFlags(cmd, *f, {.modes = "eager,eager+grad,eager+vmap-grad,eager+jvp,direct+jvp,compile-eager,compile-aot_eager,compile-inductor,precompile-aot_eager", .devices = "cpu,cuda"});
 }
 
 } // namespace vf::cli

@@ -48,9 +48,11 @@ int selftest(const SelftestFlags &f) {
   std::vector<std::string> faults = f.systems.faults;
   if (faults.empty()) {
     // A gradient mode plants the faults in the autograd of batched control flow, any other
-    // mode the rest (a gradient fault leaves forward values alone: no forward mode can see it).
+    // mode the rest (a gradient fault leaves forward values alone: no forward mode can see it);
+    // a fault in forward-mode derivatives only goes to the +jvp modes (a VJP cannot see it).
     for (const auto &k : known)
-      if (isGradientFault(k.second) == exec.gradient()) faults.push_back(k.first);
+      if (isGradientFault(k.second) == exec.gradient() && (!isForwardModeFault(k.second) || forwardMode(exec.grad)))
+        faults.push_back(k.first);
     faults.push_back(kNoFault);
   }
   for (const auto &x : faults)

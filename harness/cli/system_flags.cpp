@@ -20,7 +20,8 @@ void addSystemFlags(CLI::App &cmd, SystemFlags &f, const SystemDefaults &default
                      "the batching rules without dynamo), eager (the public API), compile-BACKEND[-dynamic|-static] "
                      "with BACKEND eager, aot_eager or inductor; precompile-BACKEND (compiled, saved, loaded in a fresh process and "
                      "called at two batch sizes); any but precompile +grad (gradients of the vmapped program, a VJP "
-                     "with random cotangents) or +vmap-grad (vmap of torch.func.vjp: per-sample gradients), e.g. direct+grad");
+                     "with random cotangents), +vmap-grad (vmap of torch.func.vjp: per-sample gradients) or +jvp (torch.func.jvp "
+                     "of the vmapped program: forward mode, random tangents), e.g. direct+grad");
   flag(cmd, "--device", f.devices, "devices, comma-separated: cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)");
   repeatedFlag(cmd, "--fault", f.faults, "plant a fault in torch's batching rules in the worker (self-tests)");
   repeatedFlag(cmd, "--preload", f.preloads,

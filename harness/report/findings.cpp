@@ -112,6 +112,8 @@ void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) 
 std::string title(const Case &c, const CaseResult &r) {
   std::string list = constructList(c);
   std::string what = list.empty() ? "torch.vmap" : "torch.vmap of torch." + list.substr(0, list.find_first_of("-,"));
+  if (r.verdict == Verdict::Mismatch && forwardMode(execOfSystem(r.system).grad))
+    return "torch.func.jvp of " + what + " differs from the per-example derivatives";
   if (r.verdict == Verdict::Mismatch && execOfSystem(r.system).gradient())
     return "the gradients of " + what + " differ from those of running each example alone";
   if (r.verdict == Verdict::Mismatch) return what + " returns a different result than running each example alone";
@@ -135,11 +137,18 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
   if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
   // A gradient mode's outputs are the gradients of the floating inputs, named by input.
   const bool grad = execOfSystem(r.system).gradient();
+  const bool jvp = forwardMode(execOfSystem(r.system).grad);
   auto item = [&](size_t i) {
     auto gin = gradInputs(c.program);
+    auto gout = gradOutputs(c.program);
+    if (jvp && i < gout.size()) return "tangent of output " + std::to_string(gout[i]);
     return grad && i < gin.size() ? "gradient of x" + std::to_string(c.program.body.params[gin[i]].id) : "output " + std::to_string(i);
   };
-  if (grad) {
+  if (jvp) {
+    md << "Mode `" << r.system << "`: " << execOfSystem(r.system).modeName()
+       << " computes the tangents of the floating outputs of the batched program (torch.func.jvp with random tangents, "
+          "in repro.py); they should equal the per-example Jacobian-vector products (plain autograd).\n\n";
+  } else if (grad) {
     md << "Mode `" << r.system << "`: " << execOfSystem(r.system).modeName()
        << " computes the gradients of the floating inputs of the batched program (a vector-Jacobian product with random "
           "cotangents, in repro.py); they should equal those of running each example alone under plain autograd.\n\n";
@@ -264,8 +273,11 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
     ro.again->spec.levels[0].size = r.againBatchSize;
     ro.againInputs = makeInputs(*ro.again);
   }
-  if (ro.exec.gradient()) { // the cotangents the runner drew: from the case and its reference outputs
-    auto cotangents = [](const Case &k) { return makeCotangents(k, runReference(k, makeInputs(k)).outputs); };
+  if (ro.exec.gradient()) { // the (co)tangents the runner drew: from the case and its inputs or reference outputs
+    const bool jvp = forwardMode(ro.exec.grad);
+    auto cotangents = [jvp](const Case &k) {
+      return jvp ? makeTangents(k, makeInputs(k)) : makeCotangents(k, runReference(k, makeInputs(k)).outputs);
+    };
     ro.cotangents = cotangents(c);
     if (ro.again) ro.againCotangents = cotangents(*ro.again);
   }

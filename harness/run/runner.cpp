@@ -59,19 +59,22 @@ Prepared Runner::prepare(const Case &c) const {
   p.inputs = makeInputs(c);
   p.reference = runReference(c, p.inputs, {opt_.float64Reference});
   p.seconds = since(t0);
-  if (backend_.grad() != Grad::None) addGradients(c, p, opt_);
+  addGradients(c, p, opt_, backend_.grad());
   return p;
 }
 
 CaseResult Runner::run(const Case &c, const Prepared &given) {
   auto t0 = std::chrono::steady_clock::now();
   // A gradient mode compares the gradients of the floating inputs (a VJP with the case's
-  // cotangents) instead of the outputs; the reference's VJP is added when another mode prepared.
-  const bool grad = backend_.grad() != Grad::None;
+  // cotangents) instead of the outputs, a forward-mode one the tangents of the floating outputs
+  // (a JVP with the case's tangents); the reference's is added when another mode prepared.
+  const Grad mode = backend_.grad();
+  const bool grad = mode != Grad::None;
+  const bool jvp = forwardMode(mode);
   std::optional<Prepared> withGrad;
-  if (grad && !given.vjp) {
+  if (grad && !given.derivatives(mode)) {
     withGrad = given;
-    addGradients(c, *withGrad, opt_);
+    addGradients(c, *withGrad, opt_, mode);
   }
   const Prepared &prep = withGrad ? *withGrad : given;
   CaseResult r;
@@ -92,28 +95,29 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     return t;
   };
   // Every comparison is of the same program's outputs (or gradients): r.tolerances, set once.
-  auto compare = [&r, &c, grad](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
+  auto compare = [&r, &c, grad, jvp](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
     auto tc = std::chrono::steady_clock::now();
     Comparison cmp = compareOutputs(a, b, r.tolerances);
-    if (grad && !cmp.equal) cmp.detail = gradientDetail(c, cmp.detail, a, b);
+    if (grad && !cmp.equal) cmp.detail = gradientDetail(c, cmp.detail, a, b, jvp);
     r.compareSeconds += since(tc);
     return cmp;
   };
-  // What the system is given, and what it must return: in a gradient mode the cotangents follow
-  // the inputs, and the gradients are expected.
-  auto systemInputs = [grad](const Prepared &p) {
+  // What the system is given, and what it must return: in a gradient mode the cotangents (the
+  // tangents) follow the inputs, and the gradients (the output tangents) are expected.
+  auto systemInputs = [grad, mode](const Prepared &p) {
     std::vector<at::Tensor> in = p.inputs;
-    if (grad) in.insert(in.end(), p.cotangents.begin(), p.cotangents.end());
+    if (grad) in.insert(in.end(), p.directions(mode).begin(), p.directions(mode).end());
     return in;
   };
-  auto expectedOf = [grad](const Prepared &p) -> const std::vector<at::Tensor> & {
-    return grad ? p.vjp->gradients : p.reference.outputs;
+  auto expectedOf = [grad, mode](const Prepared &p) -> const std::vector<at::Tensor> & {
+    return grad ? p.derivatives(mode)->gradients : p.reference.outputs;
   };
   // Where a comparison, a kink, a non-finite reference gradient or a taken path outside (or at
   // the edge of) an op's domain makes a difference unreliable.
-  auto boundaryOf = [grad](const Prepared &p) {
+  auto boundaryOf = [grad, mode](const Prepared &p) {
     double m = std::min(p.reference.minMargin, p.reference.domain.min);
-    if (grad) m = std::min({m, p.vjp->minMargin, p.vjp->minKink, p.vjp->finite ? 1e300 : 0.0});
+    if (const RefVjp *d = grad ? p.derivatives(mode) : nullptr)
+      m = std::min({m, d->minMargin, d->minKink, d->finite ? 1e300 : 0.0});
     return m;
   };
   const auto inputs = systemInputs(prep);
@@ -132,8 +136,8 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   };
   if (!ref.error.empty()) return finish(Verdict::Invalid, "the reference interpreter rejects the program: " + firstLine(ref.error));
   if (grad && gradInputs(c.program).empty()) return finish(Verdict::Invalid, "no floating input: no gradient to compare");
-  if (grad && !prep.vjp->error.empty())
-    return finish(Verdict::Invalid, "the reference's autograd rejects the program: " + firstLine(prep.vjp->error));
+  if (grad && !prep.derivatives(mode)->error.empty())
+    return finish(Verdict::Invalid, "the reference's autograd rejects the program: " + firstLine(prep.derivatives(mode)->error));
   r.expected = expectedOf(prep);
   r.tolerances = tolerancesOf(r.expected);
   // A comparison near its boundary only matters when the results differ: then rounding may
@@ -216,14 +220,15 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   if (std::string hazard = bufferBatchingHazard(failed); !hazard.empty() && saysInplaceRule(b.errorMessage))
     return finish(Verdict::Invalid, hazard + ": " + b.errorType + ": " + firstLine(b.errorMessage));
   if (!b.afterSaveLoad && saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
-  if (backend_.grad() == Grad::VmapOf) {
-    // Per-sample gradients need the function transform to handle the program at all: where
-    // torch.func.vjp fails on each example alone (no vmap), the composition is unsupported by
-    // this torch, not a batching bug.
+  if (mode == Grad::VmapOf || mode == Grad::Jvp) {
+    // Per-sample gradients (and jvp) need the function transform to handle the program at all:
+    // where torch.func.vjp (torch.func.jvp) fails on each example alone (no vmap), the
+    // composition is unsupported by this torch, not a batching bug.
     Outcome f = backend_.run(failed, failedInputs, RunMode::PerExampleFunc);
     account(f);
     if (f.status == Outcome::Status::Error)
-      return finish(Verdict::Unsupported, "torch.func.vjp fails on each example alone too (no vmap): " + f.errorType + ": " +
+      return finish(Verdict::Unsupported, std::string(jvp ? "torch.func.jvp" : "torch.func.vjp") +
+                                              " fails on each example alone too (no vmap): " + f.errorType + ": " +
                                               firstLine(f.errorMessage));
   }
   std::string prefix = b.afterSaveLoad ? "after save/load: " : "";

@@ -23,24 +23,41 @@ struct Prepared {
   /// with them. Filled by a gradient mode's prepare, or by its run when another mode prepared.
   std::vector<at::Tensor> cotangents;
   std::optional<RefVjp> vjp;
+  /// Forward-mode ("+jvp") modes: the tangents (generators/data.h makeTangents) and the
+  /// reference's JVP with them (output tangents), filled the same way.
+  std::vector<at::Tensor> tangents;
+  std::optional<RefJvp> jvp;
+
+  /// The reference's derivatives a gradient mode `g` compares with (vjp or jvp; null before
+  /// addGradients).
+  const RefVjp *derivatives(Grad g) const {
+    const auto &d = forwardMode(g) ? jvp : vjp;
+    return d ? &*d : nullptr;
+  }
+  /// What a gradient mode's system takes after the inputs: the cotangents or the tangents.
+  const std::vector<at::Tensor> &directions(Grad g) const { return forwardMode(g) ? tangents : cotangents; }
 };
 
-/// `p` with its cotangents and the reference's VJP (unchanged when it has them already).
-void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt);
+/// `p` with the directions and the reference's derivatives gradient mode `g` needs (cotangents
+/// and VJP, or tangents and JVP; unchanged when it has them already).
+void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt, Grad g);
 
 /// Which pass of a gradient mode's run raised, from its Python traceback: "the forward pass
 /// raises" (the batched program itself: a forward bug, which the forward modes meet too), "the
-/// backward pass raises", or "" when the traceback does not say (python_grad.cpp runs each pass
+/// backward pass raises", "the forward-mode pass (torch.func.jvp) raises" (+jvp), or "" when the
+/// traceback does not say (python_grad.cpp runs each pass
 /// in a function of its own name).
 std::string gradientPassOf(const std::string &traceback);
 inline constexpr const char *kForwardPassRaises = "the forward pass raises";
 inline constexpr const char *kBackwardPassRaises = "the backward pass raises";
+inline constexpr const char *kTangentPassRaises = "the forward-mode pass (torch.func.jvp) raises";
 
 /// A gradient comparison's detail with "output K" named as what it is, the gradient of input xN
 /// (the K-th floating input of `c`), and the examples of the outer vmap level whose gradient
-/// differs.
+/// differs. In a forward-mode (`jvp`) comparison, "output K" is the tangent of the program's
+/// output J (the K-th floating output), and the examples are those along its outer batch dim.
 std::string gradientDetail(const Case &c, const std::string &detail, const std::vector<at::Tensor> &expected,
-                           const std::vector<at::Tensor> &actual);
+                           const std::vector<at::Tensor> &actual, bool jvp = false);
 
 /// The same program at another outer batch size: what a compiled function is called with next.
 Case atAnotherBatchSize(const Case &c);

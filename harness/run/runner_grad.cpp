@@ -9,15 +9,19 @@
 
 namespace vf {
 
-void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt) {
-  if (p.vjp) return;
+void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt, Grad g) {
+  if (g == Grad::None || p.derivatives(g)) return;
   auto t0 = std::chrono::steady_clock::now();
-  if (p.reference.error.empty()) {
+  auto &d = forwardMode(g) ? p.jvp : p.vjp;
+  if (!p.reference.error.empty()) {
+    d = RefVjp{};
+    d->error = p.reference.error;
+  } else if (forwardMode(g)) {
+    p.tangents = makeTangents(c, p.inputs);
+    p.jvp = runReferenceJvp(c, p.inputs, p.tangents, {opt.float64Reference});
+  } else {
     p.cotangents = makeCotangents(c, p.reference.outputs);
     p.vjp = runReferenceVjp(c, p.inputs, p.cotangents, {opt.float64Reference});
-  } else {
-    p.vjp = RefVjp{};
-    p.vjp->error = p.reference.error;
   }
   p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -42,14 +46,37 @@ std::string differingExamples(const Case &c, size_t i, const at::Tensor &e, cons
   return "; examples that differ (outer level, dim " + std::to_string(d) + "): [" + list + "] of " + std::to_string(e.size(d));
 }
 
+/// Which examples of the outermost vmap level have a differing tangent of output `j`: every
+/// output carries that level's batch dim, at its out_dim.
+std::string differingOutputExamples(const Case &c, size_t j, const at::Tensor &e, const at::Tensor &a) {
+  if (e.sizes() != a.sizes() || c.spec.levels.empty() || e.dim() == 0) return "";
+  int64_t d = c.spec.levels[0].out_dims.at(j);
+  if (d < 0) d += e.dim();
+  if (d < 0 || d >= e.dim()) return "";
+  auto close = closeElements(e, a, gradientTolerance(e.scalar_type(), c.program));
+  auto bad = at::logical_not(close).movedim(d, 0).reshape({e.size(d), -1}).any(1);
+  std::string list;
+  int64_t n = 0;
+  for (int64_t b = 0; b < bad.size(0); ++b)
+    if (bad[b].item<bool>()) list += (n++ ? ", " : "") + std::to_string(b);
+  return "; examples that differ (outer level, dim " + std::to_string(d) + "): [" + list + "] of " + std::to_string(e.size(d));
+}
+
 } // namespace
 
 std::string gradientDetail(const Case &c, const std::string &detail, const std::vector<at::Tensor> &expected,
-                           const std::vector<at::Tensor> &actual) {
+                           const std::vector<at::Tensor> &actual, bool jvp) {
   static const std::regex output("^output ([0-9]+): ");
   std::smatch m;
   if (!std::regex_search(detail, m, output)) return detail;
   size_t k = std::stoul(m[1].str());
+  if (jvp) {
+    auto gout = gradOutputs(c.program);
+    if (k >= gout.size()) return detail;
+    std::string examples = k < expected.size() && k < actual.size() ? differingOutputExamples(c, gout[k], expected[k], actual[k]) : "";
+    return "the tangent of output " + std::to_string(gout[k]) + " (%" + std::to_string(c.program.body.yields.at(gout[k])) +
+           "): " + m.suffix().str() + examples;
+  }
   auto gin = gradInputs(c.program);
   if (k >= gin.size()) return detail;
   std::string examples = k < expected.size() && k < actual.size() ? differingExamples(c, gin[k], expected[k], actual[k]) : "";
@@ -58,10 +85,15 @@ std::string gradientDetail(const Case &c, const std::string &detail, const std::
 
 std::string gradientPassOf(const std::string &traceback) {
   // The innermost of the two frames decides: a backward that re-runs a forward raises inside both.
-  size_t fw = traceback.rfind("in _forward_pass"), bw = traceback.rfind("in _backward_pass");
-  if (fw == std::string::npos && bw == std::string::npos) return "";
-  bool backward = bw != std::string::npos && (fw == std::string::npos || bw > fw);
-  return backward ? kBackwardPassRaises : kForwardPassRaises;
+  // (npos counts as before everything).
+  auto at = [&](const char *frame) {
+    size_t p = traceback.rfind(frame);
+    return p == std::string::npos ? -1 : static_cast<long long>(p);
+  };
+  long long fw = at("in _forward_pass"), bw = at("in _backward_pass"), tw = at("in _tangent_pass");
+  if (std::max({fw, bw, tw}) < 0) return "";
+  if (tw > fw && tw > bw) return kTangentPassRaises;
+  return bw > fw ? kBackwardPassRaises : kForwardPassRaises;
 }
 
 } // namespace vf

@@ -115,11 +115,18 @@ TEST(ExecConfig, GradientModesAreSuffixesOfEveryMode) {
   EXPECT_EQ(parseMode("direct+vmap-grad")->grad, Grad::VmapOf);
   EXPECT_TRUE(parseMode("direct+vmap-grad")->direct());
   EXPECT_EQ(parseMode("eager")->grad, Grad::None);
-  EXPECT_FALSE(parseMode("eager+jvp"));
+  EXPECT_FALSE(parseMode("eager+hvp")); // (+jvp is a mode: below)
   EXPECT_FALSE(parseMode("+grad"));
   // A forward request is what it was: no "grad" key at all.
   EXPECT_FALSE(parseMode("eager")->toJson().contains("grad"));
   EXPECT_EQ(parseMode("eager+grad")->toJson()["grad"], "of-vmap");
   EXPECT_EQ(execOfSystem("direct+grad|cpu").grad, Grad::OfVmap);
   EXPECT_EQ(replayFlagOf("eager+vmap-grad|cpu"), " --mode eager+vmap-grad");
+  // The forward-mode setting: torch.func.jvp of the vmapped program.
+  EXPECT_EQ(parseMode("direct+jvp")->grad, Grad::Jvp);
+  EXPECT_EQ(parseMode("compile-eager+jvp")->modeName(), "compile-eager+jvp");
+  EXPECT_EQ(parseMode("eager+jvp")->toJson()["grad"], "jvp");
+  EXPECT_TRUE(forwardMode(Grad::Jvp));
+  EXPECT_FALSE(forwardMode(Grad::VmapOf));
+  EXPECT_FALSE(parseMode("precompile-eager+jvp"));
 }

@@ -1,6 +1,7 @@
 // The reference's VJP (the gradient modes' oracle) on hand-computed cases.
 #include <gtest/gtest.h>
 
+#include "generators/case_gen.h"
 #include "generators/data.h"
 #include "ir/differentiable.h"
 #include "ir/text.h"
@@ -76,4 +77,84 @@ TEST(ReferenceVjp, CotangentsAreDrawnFromTheDataSeedForFloatingOutputsOnly) {
   EXPECT_TRUE(at::equal(a[0], b[0]));
   c.spec.data_seed = 6;
   EXPECT_FALSE(at::equal(a[0], makeCotangents(c, out)[0]));
+}
+
+TEST(ReferenceJvp, MatchesAHandComputedCondPerExample) {
+  Case c = parseCase(kCondCase);
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
+  auto y = at::tensor({2.0f, 0.5f, -1.0f});
+  auto n = at::tensor({int64_t{1}, int64_t{2}});
+  auto tx = at::tensor({0.5f, 1.0f, -1.0f, 1.0f, 2.0f, 3.0f}).reshape({2, 3});
+  auto ty = at::tensor({1.0f, -1.0f, 2.0f}); // y is shared: one tangent for every example
+  RefJvp r = runReferenceJvp(c, {x, y, n}, {tx, ty});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.gradients.size(), 1u); // one floating output
+  // Example 0 takes x*y: tx*y + x*ty. Example 1 takes -x: -tx (y's tangent does not reach it).
+  auto expected = at::tensor({2.0f, -1.5f, 7.0f, -1.0f, -2.0f, -3.0f}).reshape({2, 3});
+  auto cmp = compareOutputs({expected}, r.gradients);
+  EXPECT_TRUE(cmp.equal) << cmp.detail << "\n" << r.gradients[0];
+  EXPECT_TRUE(r.finite);
+}
+
+TEST(ReferenceJvp, OnlyFloatingOutputsTakeATangent) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,0) out_dims=(0,0)
+func(%0: f32[2], %1: i64[2]) {
+  %2: i64[2] = add(%1, %1)
+  %3: f32[2] = sin(%0)
+  return %2, %3
+}
+)");
+  auto x = at::tensor({0.1f, 0.2f, 0.3f, 0.4f}).reshape({2, 2});
+  auto k = at::tensor({int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}}).reshape({2, 2});
+  auto t = at::tensor({1.0f, -2.0f, 0.5f, 3.0f}).reshape({2, 2});
+  RefJvp r = runReferenceJvp(c, {x, k}, {t});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.gradients.size(), 1u); // the integer output takes none
+  EXPECT_TRUE(at::allclose(r.gradients[0], at::cos(x) * t)) << r.gradients[0];
+}
+
+TEST(ReferenceJvp, IsTheTransposeOfTheVjpOn100GeneratedPrograms) {
+  // <J t, u> == <t, J^T u>: the JVP (double backward) and the VJP (one backward) of the same
+  // reference graph, with the case's own tangents and cotangents, on programs with control flow.
+  int checked = 0;
+  for (uint64_t s = 0; s < 400 && checked < 100; ++s) {
+    Case c = generateCase(s * 7919 + 3, 40, GenPolicy{});
+    if (gradInputs(c.program).empty() || gradOutputs(c.program).empty()) continue;
+    auto in = makeInputs(c);
+    RefResult ref = runReference(c, in);
+    ASSERT_EQ(ref.error, "") << printCase(c);
+    auto cts = makeCotangents(c, ref.outputs);
+    auto ts = makeTangents(c, in);
+    RefOptions f64{true};
+    RefVjp vjp = runReferenceVjp(c, in, cts, f64);
+    RefJvp jvp = runReferenceJvp(c, in, ts, f64);
+    ASSERT_EQ(vjp.error, "") << printCase(c);
+    ASSERT_EQ(jvp.error, "") << printCase(c);
+    if (std::min(jvp.minMargin, jvp.minKink) < kAmbiguityMargin || !jvp.finite || !vjp.finite) continue;
+    double lhs = 0, rhs = 0, scale = 0;
+    for (size_t k = 0; k < cts.size(); ++k) {
+      lhs += (jvp.gradients[k].to(at::kDouble) * cts[k].to(at::kDouble)).sum().item<double>();
+      scale += (jvp.gradients[k].to(at::kDouble) * cts[k].to(at::kDouble)).abs().sum().item<double>();
+    }
+    for (size_t i = 0; i < ts.size(); ++i) {
+      rhs += (vjp.gradients[i].to(at::kDouble) * ts[i].to(at::kDouble)).sum().item<double>();
+      scale += (vjp.gradients[i].to(at::kDouble) * ts[i].to(at::kDouble)).abs().sum().item<double>();
+    }
+    EXPECT_NEAR(lhs, rhs, 1e-3 * (1 + scale)) << printCase(c);
+    ++checked;
+  }
+  EXPECT_GE(checked, 100);
+}
+
+TEST(ReferenceJvp, TangentsAreDrawnFromTheDataSeedForFloatingInputsOnly) {
+  Case c = parseCase(kCondCase);
+  c.spec.data_seed = 5;
+  auto in = makeInputs(c);
+  auto a = makeTangents(c, in), b = makeTangents(c, in);
+  ASSERT_EQ(a.size(), 2u); // x and y; the integer input takes none
+  EXPECT_EQ(a[0].sizes(), in[0].sizes());
+  EXPECT_EQ(a[1].sizes(), in[1].sizes());
+  EXPECT_TRUE(at::equal(a[0], b[0]));
+  c.spec.data_seed = 6;
+  EXPECT_FALSE(at::equal(a[0], makeTangents(c, in)[0]));
 }

@@ -363,9 +363,13 @@ std::string pyFloat(double d) {
 
 /// The comparator's tolerances for what the repro compares (oracles/compare.h), as a Python
 /// list of (rtol, atol): one per output, or per gradient in a gradient mode.
-std::string pyTolerances(const Case &c, bool grad) {
+std::string pyTolerances(const Case &c, bool grad, bool jvp = false) {
   std::vector<Tolerance> tols;
-  if (grad)
+  if (jvp) { // one per floating output's tangent
+    auto types = outputTypes(c.program);
+    for (size_t j : gradOutputs(c.program)) tols.push_back(gradientTolerance(toScalarType(types.at(j).dtype), c.program));
+  }
+  else if (grad)
     for (size_t i : gradInputs(c.program))
       tols.push_back(gradientTolerance(toScalarType(c.program.body.params[i].type.dtype), c.program));
   else
@@ -618,14 +622,18 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   for (std::string line; std::getline(hc, line);) os << "# " << line << "\n";
   const ExecConfig &ex = opt.exec;
   const bool grad = ex.gradient();
-  if (grad)
+  const bool jvp = forwardMode(ex.grad);
+  if (jvp)
+    os << "# Exits 1 while the forward-mode derivatives of torch.vmap's result (torch.func.jvp with the tangents\n"
+          "# below) disagree with those of running each example alone under plain autograd, 0 once they agree.\n";
+  else if (grad)
     os << "# Exits 1 while the gradients of torch.vmap's result (a vector-Jacobian product with the cotangents\n"
           "# below) disagree with those of running each example alone under plain autograd, 0 once they agree.\n";
   else os << "# Exits 1 while torch.vmap disagrees with running each example alone, 0 once it agrees.\n";
   os << preloadBlock(opt.preloads);
   os << emitModule(c, opt.exec.api, ex.grad);
   if (ex.device != "cpu") os << "torch.set_default_device(" << pyString(ex.device) << ")\n";
-  const std::string compiledFn = ex.grad == Grad::VmapOf ? "batched_vjp" : "batched";
+  const std::string compiledFn = ex.grad == Grad::VmapOf ? "batched_vjp" : jvp ? "batched_jvp" : "batched";
   if (ex.compiled() && !ex.precompile) {
     os << compiledFn << " = torch.compile(" << compiledFn << ", backend=" << pyString(ex.compiler);
     if (ex.dynamic) os << ", dynamic=" << (*ex.dynamic ? "True" : "False");
@@ -642,8 +650,8 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
     for (size_t i = 0; i < names.size(); ++i) args += (i ? ", " : "") + names[i];
     // The case's memory layouts: the same values with other strides and offsets.
     if (!c.spec.layouts.empty()) os << args << (names.size() == 1 ? "," : "") << " = layout_inputs(" << args << ")\n";
-    for (size_t j = 0; j < cts.size(); ++j) { // a gradient mode's cotangents, one per floating output
-      std::string nm = prefix + "_cotangent" + std::to_string(j);
+    for (size_t j = 0; j < cts.size(); ++j) { // a gradient mode's cotangents (one per floating output) or tangents
+      std::string nm = prefix + (jvp ? "_tangent" : "_cotangent") + std::to_string(j);
       os << nm << " = " << tensorLiteral(cts[j]) << "\n";
       args += (args.empty() ? "" : ", ") + nm;
     }
@@ -660,9 +668,18 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   // The comparator's own tolerances: the repro judges the case as the campaign did.
   os << "\n\n# (rtol, atol) per " << (grad ? "gradient" : "output")
      << ": its dtype's, or the looser one of the least precise dtype it was computed through\n";
-  os << "TOLERANCES = " << pyTolerances(c, grad) << "\n";
+  os << "TOLERANCES = " << pyTolerances(c, grad, jvp) << "\n";
   os << "\n\ndef check(args, what):\n";
-  if (grad) {
+  if (jvp) {
+    // Both sides with plain torch: torch.func.jvp of the batched program, and the per-example loop
+    // under reverse-mode autograd, one backward per output element (per_example_jvp_by_rows).
+    std::vector<std::string> names;
+    for (size_t j : gradOutputs(c.program))
+      names.push_back(pyString("output " + std::to_string(j) + " (%" + std::to_string(c.program.body.yields.at(j)) + ")"));
+    os << "    names = " << tupleText(names) << "  # the outputs that take a tangent\n";
+    os << "    expected = per_example_jvp_by_rows(*args)\n";
+    os << "    try:\n        actual = batched_jvp(*args)\n";
+  } else if (grad) {
     // Both sides with plain torch: the per-example loop under autograd, and the batched VJP.
     std::vector<std::string> names;
     for (size_t i : gradInputs(c.program)) names.push_back(pyString("x" + std::to_string(c.program.body.params[i].id)));
@@ -683,7 +700,9 @@ std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, cons
   os << "            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True)\n";
   os << "        except AssertionError as err:\n";
   os << "            ok = False\n";
-  if (grad)
+  if (jvp)
+    os << "            print(f\"FAIL: the tangent of {names[i]} in {what} differs from the per-example autograd loop's:\\n{err}\")\n";
+  else if (grad)
     os << "            print(f\"FAIL: the gradient of {names[i]} in {what} differs from the per-example autograd loop's:\\n{err}\")\n";
   else
     os << "            print(f\"FAIL: output {i} of {what} differs from the per-example result:\\n{err}\")\n";

@@ -32,7 +32,8 @@ struct ReproOptions {
   std::optional<Case> again;        ///< a second call at another batch size (guards of a compiled function)
   std::vector<at::Tensor> againInputs;
   std::vector<Preload> preloads;    ///< run first, as the worker did (--preload)
-  /// Gradient modes (exec.grad): the cotangents of the case's VJP (and of the second call).
+  /// Gradient modes (exec.grad): the cotangents of the case's VJP (and of the second call); in a
+  /// forward-mode ("+jvp") mode the tangents of its JVP (generators/data.h makeTangents).
   std::vector<at::Tensor> cotangents, againCotangents;
 };
 

@@ -41,10 +41,98 @@ std::string levelsTable(const Case &c) {
   return os.str();
 }
 
+/// The forward-mode ("+jvp") functions: each takes the inputs, then one tangent per floating
+/// input, and returns the tangent of each floating output.
+std::string jvpFunctions(const Case &c) {
+  std::ostringstream os;
+  os << "# Forward-mode derivatives (vmapfuzz's +jvp modes). Each function takes the inputs, then one tangent\n"
+        "# per floating input, and returns the tangent of each floating output (a Jacobian-vector product).\n";
+  os << "_N_INPUTS = " << c.program.body.params.size() << "\n";
+  os << "_GRAD_INPUTS = " << indexTuple(gradInputs(c.program)) << "  # the floating inputs\n";
+  os << "_GRAD_OUTPUTS = " << indexTuple(gradOutputs(c.program)) << "  # the floating outputs\n\n\n";
+  // Each pass in a function of its own name, so that a traceback says which one raised
+  // (gradientPassOf in harness/run/runner.h).
+  os << "def _forward_pass(fn, *args):\n"
+        "    return fn(*args)\n\n\n"
+        "def _backward_pass(fn, *args, **kwargs):\n"
+        "    return fn(*args, **kwargs)\n\n\n"
+        "def _tangent_pass(fn, *args, **kwargs):\n"
+        "    return fn(*args, **kwargs)\n\n\n"
+        "def _as_tuple(outs):\n"
+        "    return (outs,) if isinstance(outs, torch.Tensor) else tuple(outs)\n\n\n";
+  os << "def func_jvp_of(fn):\n"
+        "    \"\"\"torch.func.jvp of fn with respect to its floating inputs: the floating outputs' tangents.\"\"\"\n"
+        "    def jvp(*args):\n"
+        "        xs, ts = list(args[:_N_INPUTS]), args[_N_INPUTS:]\n"
+        "        _forward_pass(fn, *xs)  # the program alone first: a forward bug raises here, not in the jvp\n"
+        "        if not _GRAD_INPUTS or not _GRAD_OUTPUTS:\n"
+        "            outs = _as_tuple(fn(*xs))\n"
+        "            return tuple(torch.zeros_like(outs[o]) for o in _GRAD_OUTPUTS)\n"
+        "\n"
+        "        def f(*diff):\n"
+        "            full = list(xs)\n"
+        "            for i, d in zip(_GRAD_INPUTS, diff):\n"
+        "                full[i] = d\n"
+        "            outs = _as_tuple(fn(*full))\n"
+        "            return tuple(outs[o] for o in _GRAD_OUTPUTS)\n"
+        "\n"
+        "        _, tangents = _tangent_pass(torch.func.jvp, f, tuple(xs[i] for i in _GRAD_INPUTS), tuple(ts))\n"
+        "        return tuple(tangents)\n"
+        "    return jvp\n\n\n";
+  os << "def jvp_by_rows(fn):\n"
+        "    \"\"\"fn's Jacobian-vector product with plain reverse-mode autograd only: one torch.autograd.grad per\n"
+        "    output element (a row of the Jacobian), dotted with the tangents. No forward-mode AD, no function\n"
+        "    transform, no double backward (torch.cond's backward is not differentiable in torch 2.14).\"\"\"\n"
+        "    def jvp(*args):\n"
+        "        xs, ts = list(args[:_N_INPUTS]), args[_N_INPUTS:]\n"
+        "        for i in _GRAD_INPUTS:\n"
+        "            xs[i] = xs[i].detach().requires_grad_()\n"
+        "        outs = _as_tuple(_forward_pass(fn, *xs))\n"
+        "        wrt = [xs[i] for i in _GRAD_INPUTS]\n"
+        "        result = []\n"
+        "        for o in _GRAD_OUTPUTS:\n"
+        "            flat = outs[o].reshape(-1)\n"
+        "            rows = torch.zeros(flat.numel(), dtype=flat.dtype, device=flat.device)\n"
+        "            for k in range(flat.numel() if flat.requires_grad and wrt else 0):\n"
+        "                gs = _backward_pass(torch.autograd.grad, flat[k], wrt, retain_graph=True, allow_unused=True)\n"
+        "                rows[k] = sum(((g * t).sum() for g, t in zip(gs, ts) if g is not None), flat.new_zeros(()))\n"
+        "            result.append(rows.reshape(outs[o].shape).detach())\n"
+        "        return tuple(result)\n"
+        "    return jvp\n\n\n";
+  // One entry per vmap level, outermost first: the in_dims of the inputs and of their tangents,
+  // the out_dims of the floating outputs, the level's size (when it batches no input).
+  os << "_JVP_LEVELS = [\n";
+  for (const auto &l : c.spec.levels) {
+    std::vector<std::string> in, out;
+    for (const auto &d : l.in_dims) in.push_back(dim(d));
+    for (size_t i : gradInputs(c.program)) in.push_back(dim(l.in_dims.at(i)));
+    for (size_t j : gradOutputs(c.program)) out.push_back(std::to_string(l.out_dims.at(j)));
+    os << "    (" << tuple(in) << ", " << (out.empty() ? "()" : tuple(out)) << ", " << l.size << "),\n";
+  }
+  os << "]\n\n\n";
+  os << "def _jvp_loop(fn, in_dims, out_dims, size):\n"
+        "    \"\"\"fn on each example of one level alone (a Python loop, no vmap), stacked as vmap stacks.\"\"\"\n"
+        "    def run(*args):\n"
+        "        n = next((a.size(d) for a, d in zip(args, in_dims) if d is not None), size)\n"
+        "        outs = [fn(*[a if d is None else a.select(d, b) for a, d in zip(args, in_dims)]) for b in range(n)]\n"
+        "        return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), out_dims))\n"
+        "    return run\n\n\n"
+        "def _per_example_jvp_by_rows():\n"
+        "    fn = jvp_by_rows(program)  # each example's own (small) Jacobian, one example's graph at a time\n"
+        "    for in_dims, out_dims, size in reversed(_JVP_LEVELS):\n"
+        "        fn = _jvp_loop(fn, in_dims, out_dims, size)\n"
+        "    return fn\n\n\n";
+  os << "batched_jvp = func_jvp_of(batched)  # +jvp: torch.func.jvp of the vmapped program\n"
+        "per_example_func_jvp = func_jvp_of(per_example)  # torch.func.jvp of each example alone (no vmap)\n"
+        "per_example_jvp_by_rows = _per_example_jvp_by_rows()  # plain autograd of each example alone\n\n\n";
+  return os.str();
+}
+
 } // namespace
 
 std::string gradFunctions(const Case &c, Grad g) {
   if (g == Grad::None) return "";
+  if (g == Grad::Jvp) return jvpFunctions(c);
   std::ostringstream os;
   os << "# Gradients (vmapfuzz's gradient modes). Each function takes the inputs, then one cotangent per\n"
         "# floating output, and returns the gradient of each floating input.\n";

@@ -9,6 +9,13 @@
 ///    (what the gradient of the batched program is), one that does moves them to its in_dim.
 ///  - `per_example_func_vjp`: the same with Python loops instead of torch.vmap (the function
 ///    transform alone, without batching).
+/// In a forward-mode ("+jvp") mode every function takes the physical inputs, then one tangent per
+/// floating input, and returns the tangent of each floating output, in the physical output's shape:
+///  - `batched_jvp`: torch.func.jvp of the vmapped program (`func_jvp_of(batched)`);
+///  - `per_example_func_jvp`: torch.func.jvp of the per-example loop (the transform, no vmap);
+///  - `per_example_jvp_by_rows`: plain reverse-mode autograd of each example alone (`jvp_by_rows`
+///    of the program in a Python loop per level), one backward per output element of that example
+///    (a Jacobian row) dotted with its tangents: the per-example check and repro.py's expected side.
 #include <string>
 
 #include "harness/backends/exec_config.h"

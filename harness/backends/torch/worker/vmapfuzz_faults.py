@@ -223,6 +223,48 @@ def cond_unbatched_pred_operand_detached():
                      "result = cond_op(pred, true_fn, false_fn, (tensors[0].detach(),) + tuple(tensors[1:]))")
 
 
+def _tangent_dropped():
+    """The identity with the right backward (the gradient passes through) and a zero forward-mode
+    derivative: what a jvp rule that forgets an operand's tangent computes. (A function: listing
+    the faults needs no torch.)"""
+    class TangentDropped(torch.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x.clone()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+        @staticmethod
+        def jvp(ctx, tangent):
+            return torch.zeros_like(tangent)
+
+    return TangentDropped.apply
+
+
+def cond_batched_pred_false_tangent_dropped():
+    """Gradient modes only: +jvp only: under torch.func.jvp of vmap, with a batched predicate,
+    false_fn's result loses its tangent. cond_batch_rule selects false_fn's result through an op
+    whose forward-mode derivative is zero (its value and its backward are the identity), as a
+    forward-mode rule of cond that carries only the true branch's tangent would. Forward values
+    and VJPs are unchanged: only a +jvp mode, with a batched predicate, an example taking the
+    false branch and a false branch that depends on a floating input, shows it."""
+    from torch._higher_order_ops.cond import cond_op
+
+    # The module itself (torch._higher_order_ops.cond as an attribute is the function cond).
+    importlib.import_module("torch._higher_order_ops.cond")._vmapfuzz_tangent_dropped = _tangent_dropped()
+    _mutate_hop_rule(cond_op, "torch._higher_order_ops.cond", "cond_batch_rule",
+                     "return torch.where(p, t[0], f[0])",
+                     "return torch.where(p, t[0], _vmapfuzz_tangent_dropped(f[0]))")
+
+
 def scan_batched_operands_detached():
     """Gradient modes only: no gradient reaches a batched operand of scan under vmap. scan_batch_rule
     moves each batched operand's batch dim to the end on a detached copy (the
@@ -419,6 +461,7 @@ def aten_select_negative_index():
 
 
 FAULTS = {
+    "cond-batched-pred-false-tangent-dropped": cond_batched_pred_false_tangent_dropped,
     "cond-batched-pred-swapped": cond_batched_pred_swapped,
     "cond-batched-pred-any": cond_batched_pred_any,
     "cond-operand-bdim-zero": cond_operand_bdim_zero,

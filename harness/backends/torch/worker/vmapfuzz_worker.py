@@ -8,7 +8,7 @@ Protocol (version 2), over stdin/stdout, one request then one response:
            | {"v": 2, "op": "run", "id": N, "source": str, "mode": "batched" | "unbatched" | "unbatched-func",
               "exec": {"device": "cpu" | "cuda", "compile": null | "eager" | "aot_eager" | "inductor",
                        "dynamic": null | true | false, "api": "public" | "direct",
-                       "grad": absent | "of-vmap" | "vmap-of",
+                       "grad": absent | "of-vmap" | "vmap-of" | "jvp",
                        "precompile": bool (optional: vmapfuzz_precompile.py)},
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
@@ -30,6 +30,11 @@ gradients of the floating inputs. "of-vmap": `vjp_of(batched)` (`batched` compil
 "compile" is set); "vmap-of": `batched_vjp` (torch.vmap of torch.func.vjp); "unbatched" runs
 `vjp_of(per_example)` (plain autograd, each example alone) in both, and "unbatched-func" (vmap-of
 only) `per_example_func_vjp` (torch.func.vjp on each example, Python loops instead of vmap).
+"jvp" (forward mode): the tensors of each call are the inputs, then one tangent per floating
+input, and the reply's tensors are the tangents of the floating outputs: `batched_jvp`
+(torch.func.jvp of `batched`, compiled whole when "compile" is set); "unbatched" runs
+`per_example_jvp_by_rows` (plain reverse-mode autograd, each example alone) and
+"unbatched-func" `per_example_func_jvp` (torch.func.jvp of the per-example loop, no vmap).
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
 memory layouts (the tensors arrive contiguous). The function is compiled once per request (when "compile" is
@@ -186,6 +191,15 @@ def _entry_point(ns, mode, ex, torch):
     """The function a request calls: the batched program or each example alone, compiled when
     asked, and in a gradient mode its vector-Jacobian product (see the protocol above)."""
     grad = ex.get("grad")
+    if grad == "jvp":
+        if mode == "unbatched-func":
+            return ns["per_example_func_jvp"]
+        if mode != "batched":
+            return ns["per_example_jvp_by_rows"]
+        fn = ns["batched_jvp"]
+        if ex.get("compile"):
+            fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
+        return fn
     if mode == "unbatched-func":
         return ns["per_example_func_vjp"]
     if grad == "vmap-of" and mode == "batched":
