@@ -146,9 +146,9 @@ std::string raisingFrame(const std::string &traceback, bool wrapped) {
   if (t == std::string::npos) return "";
   if (inner->source.rfind("raise", 0) != 0 && inner->source.rfind("assert", 0) != 0) return "";
   // A re-raise (`raise`, `raise e`, `raise e.with_traceback(None)`: fx's GraphModule.__call__
-  // passes on what ATen raised) is not where the error comes from: no frame, as for an error
-  // raised in C++.
-  static const std::regex reraise(R"re(^raise(\s+[A-Za-z_][A-Za-z_0-9]*(\.with_traceback\(.*\))?)?\s*(#.*)?$)re");
+  // passes on what ATen raised; dynamo's compile_wrapper spreads `raise e.with_traceback(` over
+  // lines) is not where the error comes from: no frame, as for an error raised in C++.
+  static const std::regex reraise(R"re(^raise(\s+[A-Za-z_][A-Za-z_0-9]*(\.with_traceback\(.*)?)?\s*(#.*)?$)re");
   if (std::regex_match(inner->source, reraise)) return "";
   return inner->path.substr(t + 7) + ":" + inner->func;
 }

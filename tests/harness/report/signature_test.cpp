@@ -133,6 +133,14 @@ TEST(ErrorSignature, TheFrameThatRaisedIt) {
   std::string withTraceback = viaFx;
   withTraceback.replace(withTraceback.find("raise e\n"), 8, "raise e.with_traceback(None)  # noqa: B904\n");
   EXPECT_EQ(raisingFrame(withTraceback, false), "");
+  // dynamo's compile_wrapper re-raises its own error over several lines: the first one is
+  // `raise e.with_traceback(`. Whether a run shows that frame or not must not split a signature.
+  const std::string viaCompileWrapper =
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/_dynamo/eval_frame.py\", line 1272, in compile_wrapper\n"
+      "    raise e.with_traceback(\n"
+      "torch._dynamo.exc.UncapturedHigherOrderOpError: Expected init and carry to have same metadata\n";
+  EXPECT_EQ(raisingFrame(viaCompileWrapper, false), "");
   std::string fresh = viaFx;
   fresh.replace(fresh.find("raise e\n"), 8, "raise RuntimeError(msg)\n");
   EXPECT_EQ(raisingFrame(fresh, false), "fx/graph_module.py:__call__");
