@@ -13,6 +13,29 @@ namespace {
 
 bool allFinite(const at::Tensor &t) { return t.numel() == 0 || at::isfinite(t).all().item<bool>(); }
 
+/// The batched program's forward, each example alone through the reference interpreter, with
+/// the floating inputs as autograd leaves: what both the VJP and the JVP differentiate.
+struct Forward {
+  std::vector<size_t> gin, gout;      ///< gradInputs, gradOutputs
+  std::vector<at::Tensor> wrt;        ///< the leaves of the floating inputs, in gin's order
+  std::vector<at::Tensor> outputs;    ///< the stacked outputs, in the physical shapes
+};
+
+Forward forward(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt, double &minMargin,
+                double &minKink) {
+  Forward f{gradInputs(c.program), gradOutputs(c.program), {}, {}};
+  std::vector<at::Tensor> leaves = physicalInputs;
+  for (size_t i : f.gin) {
+    leaves[i] = physicalInputs[i].detach().clone().requires_grad_(true);
+    f.wrt.push_back(leaves[i]);
+  }
+  const auto precision = valuePrecisions(c.program);
+  f.outputs = unbatch(c.spec.levels, leaves, [&](const std::vector<at::Tensor> &ex) {
+    return evalProgram(c.program, ex, minMargin, opt.float64, &minKink, nullptr, &precision);
+  });
+  return f;
+}
+
 } // namespace
 
 RefVjp runReferenceVjp(const Case &c, const std::vector<at::Tensor> &physicalInputs,
@@ -20,20 +43,11 @@ RefVjp runReferenceVjp(const Case &c, const std::vector<at::Tensor> &physicalInp
   RefVjp r;
   try {
     c10::AutoGradMode grad(true);
-    auto gin = gradInputs(c.program);
-    auto gout = gradOutputs(c.program);
-    if (cotangents.size() != gout.size())
+    const size_t floatingOutputs = gradOutputs(c.program).size();
+    if (cotangents.size() != floatingOutputs)
       throw std::invalid_argument("runReferenceVjp: " + std::to_string(cotangents.size()) + " cotangents for " +
-                                  std::to_string(gout.size()) + " floating outputs");
-    std::vector<at::Tensor> leaves = physicalInputs, wrt;
-    for (size_t i : gin) {
-      leaves[i] = physicalInputs[i].detach().clone().requires_grad_(true);
-      wrt.push_back(leaves[i]);
-    }
-    const auto precision = valuePrecisions(c.program);
-    auto outputs = unbatch(c.spec.levels, leaves, [&](const std::vector<at::Tensor> &ex) {
-      return evalProgram(c.program, ex, r.minMargin, opt.float64, &r.minKink, nullptr, &precision);
-    });
+                                  std::to_string(floatingOutputs) + " floating outputs");
+    auto [gin, gout, wrt, outputs] = forward(c, physicalInputs, opt, r.minMargin, r.minKink);
     std::vector<at::Tensor> roots, seeds;
     for (size_t k = 0; k < gout.size(); ++k) {
       const at::Tensor &o = outputs.at(gout[k]);
@@ -61,20 +75,11 @@ RefJvp runReferenceJvp(const Case &c, const std::vector<at::Tensor> &physicalInp
   RefJvp r;
   try {
     c10::AutoGradMode grad(true);
-    auto gin = gradInputs(c.program);
-    auto gout = gradOutputs(c.program);
-    if (tangents.size() != gin.size())
+    const size_t floatingInputs = gradInputs(c.program).size();
+    if (tangents.size() != floatingInputs)
       throw std::invalid_argument("runReferenceJvp: " + std::to_string(tangents.size()) + " tangents for " +
-                                  std::to_string(gin.size()) + " floating inputs");
-    std::vector<at::Tensor> leaves = physicalInputs, wrt;
-    for (size_t i : gin) {
-      leaves[i] = physicalInputs[i].detach().clone().requires_grad_(true);
-      wrt.push_back(leaves[i]);
-    }
-    const auto precision = valuePrecisions(c.program);
-    auto outputs = unbatch(c.spec.levels, leaves, [&](const std::vector<at::Tensor> &ex) {
-      return evalProgram(c.program, ex, r.minMargin, opt.float64, &r.minKink, nullptr, &precision);
-    });
+                                  std::to_string(floatingInputs) + " floating inputs");
+    auto [gin, gout, wrt, outputs] = forward(c, physicalInputs, opt, r.minMargin, r.minKink);
     // g(u) = J^T u with a cotangent u of every floating output that depends on an input.
     std::vector<at::Tensor> roots, us;
     std::vector<size_t> rootOf; // which floating output (index into gout) each root is

@@ -28,15 +28,9 @@ void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt, Grad g) 
 
 namespace {
 
-/// Which examples of the outermost vmap level have a differing gradient of input `i`: "" when
-/// the shapes differ; a note when that level does not batch the input (its gradient is the sum
-/// over the examples).
-std::string differingExamples(const Case &c, size_t i, const at::Tensor &e, const at::Tensor &a) {
-  if (e.sizes() != a.sizes() || c.spec.levels.empty()) return "";
-  auto levels = physicalDimLevels(c, i);
-  auto at0 = std::find(levels.begin(), levels.end(), 0);
-  if (at0 == levels.end()) return "; the outer vmap level does not batch this input: its gradient sums every example's";
-  int64_t d = at0 - levels.begin();
+/// "; examples that differ (outer level, dim d): [...] of N": the slices along dim `d` (the outer
+/// level's batch dim) in which some element of `e` and `a` differs beyond the gradient tolerance.
+std::string examplesAlong(const Case &c, int64_t d, const at::Tensor &e, const at::Tensor &a) {
   auto close = closeElements(e, a, gradientTolerance(e.scalar_type(), c.program));
   auto bad = at::logical_not(close).movedim(d, 0).reshape({e.size(d), -1}).any(1);
   std::string list;
@@ -46,6 +40,18 @@ std::string differingExamples(const Case &c, size_t i, const at::Tensor &e, cons
   return "; examples that differ (outer level, dim " + std::to_string(d) + "): [" + list + "] of " + std::to_string(e.size(d));
 }
 
+/// Which examples of the outermost vmap level have a differing gradient of input `i`: "" when
+/// the shapes differ; a note when that level does not batch the input (its gradient is the sum
+/// over the examples).
+std::string differingExamples(const Case &c, size_t i, const at::Tensor &e, const at::Tensor &a) {
+  if (e.sizes() != a.sizes() || c.spec.levels.empty()) return "";
+  auto levels = physicalDimLevels(c, i);
+  auto at0 = std::find(levels.begin(), levels.end(), 0);
+  if (at0 == levels.end()) return "; the outer vmap level does not batch this input: its gradient sums every example's";
+  int64_t d = at0 - levels.begin();
+  return examplesAlong(c, d, e, a);
+}
+
 /// Which examples of the outermost vmap level have a differing tangent of output `j`: every
 /// output carries that level's batch dim, at its out_dim.
 std::string differingOutputExamples(const Case &c, size_t j, const at::Tensor &e, const at::Tensor &a) {
@@ -53,13 +59,7 @@ std::string differingOutputExamples(const Case &c, size_t j, const at::Tensor &e
   int64_t d = c.spec.levels[0].out_dims.at(j);
   if (d < 0) d += e.dim();
   if (d < 0 || d >= e.dim()) return "";
-  auto close = closeElements(e, a, gradientTolerance(e.scalar_type(), c.program));
-  auto bad = at::logical_not(close).movedim(d, 0).reshape({e.size(d), -1}).any(1);
-  std::string list;
-  int64_t n = 0;
-  for (int64_t b = 0; b < bad.size(0); ++b)
-    if (bad[b].item<bool>()) list += (n++ ? ", " : "") + std::to_string(b);
-  return "; examples that differ (outer level, dim " + std::to_string(d) + "): [" + list + "] of " + std::to_string(e.size(d));
+  return examplesAlong(c, d, e, a);
 }
 
 } // namespace

@@ -41,22 +41,30 @@ std::string levelsTable(const Case &c) {
   return os.str();
 }
 
+/// What every gradient mode's functions start with: `what` (comment lines), the input and
+/// output indices, and the forward and backward pass, each in a function of its own name so that
+/// a traceback says which one raised (gradientPassOf in harness/run/runner.h).
+std::string gradHeader(const Case &c, const char *what) {
+  std::ostringstream os;
+  os << what;
+  os << "_N_INPUTS = " << c.program.body.params.size() << "\n";
+  os << "_GRAD_INPUTS = " << indexTuple(gradInputs(c.program)) << "  # the floating inputs\n";
+  os << "_GRAD_OUTPUTS = " << indexTuple(gradOutputs(c.program)) << "  # the floating outputs\n\n\n";
+  os << "def _forward_pass(fn, *args):\n"
+        "    return fn(*args)\n\n\n"
+        "def _backward_pass(fn, *args, **kwargs):\n"
+        "    return fn(*args, **kwargs)\n\n\n";
+  return os.str();
+}
+
 /// The forward-mode ("+jvp") functions: each takes the inputs, then one tangent per floating
 /// input, and returns the tangent of each floating output.
 std::string jvpFunctions(const Case &c) {
   std::ostringstream os;
-  os << "# Forward-mode derivatives (vmapfuzz's +jvp modes). Each function takes the inputs, then one tangent\n"
-        "# per floating input, and returns the tangent of each floating output (a Jacobian-vector product).\n";
-  os << "_N_INPUTS = " << c.program.body.params.size() << "\n";
-  os << "_GRAD_INPUTS = " << indexTuple(gradInputs(c.program)) << "  # the floating inputs\n";
-  os << "_GRAD_OUTPUTS = " << indexTuple(gradOutputs(c.program)) << "  # the floating outputs\n\n\n";
-  // Each pass in a function of its own name, so that a traceback says which one raised
-  // (gradientPassOf in harness/run/runner.h).
-  os << "def _forward_pass(fn, *args):\n"
-        "    return fn(*args)\n\n\n"
-        "def _backward_pass(fn, *args, **kwargs):\n"
-        "    return fn(*args, **kwargs)\n\n\n"
-        "def _tangent_pass(fn, *args, **kwargs):\n"
+  os << gradHeader(c,
+                   "# Forward-mode derivatives (vmapfuzz's +jvp modes). Each function takes the inputs, then one tangent\n"
+                   "# per floating input, and returns the tangent of each floating output (a Jacobian-vector product).\n");
+  os << "def _tangent_pass(fn, *args, **kwargs):\n"
         "    return fn(*args, **kwargs)\n\n\n"
         "def _as_tuple(outs):\n"
         "    return (outs,) if isinstance(outs, torch.Tensor) else tuple(outs)\n\n\n";
@@ -134,17 +142,8 @@ std::string gradFunctions(const Case &c, Grad g) {
   if (g == Grad::None) return "";
   if (g == Grad::Jvp) return jvpFunctions(c);
   std::ostringstream os;
-  os << "# Gradients (vmapfuzz's gradient modes). Each function takes the inputs, then one cotangent per\n"
-        "# floating output, and returns the gradient of each floating input.\n";
-  os << "_N_INPUTS = " << c.program.body.params.size() << "\n";
-  os << "_GRAD_INPUTS = " << indexTuple(gradInputs(c.program)) << "  # the floating inputs\n";
-  os << "_GRAD_OUTPUTS = " << indexTuple(gradOutputs(c.program)) << "  # the floating outputs\n\n\n";
-  // The forward and the backward pass run in functions of their own names, so that a traceback
-  // says which one raised (gradientPassOf in harness/run/runner.h).
-  os << "def _forward_pass(fn, *args):\n"
-        "    return fn(*args)\n\n\n"
-        "def _backward_pass(fn, *args, **kwargs):\n"
-        "    return fn(*args, **kwargs)\n\n\n";
+  os << gradHeader(c, "# Gradients (vmapfuzz's gradient modes). Each function takes the inputs, then one cotangent per\n"
+                      "# floating output, and returns the gradient of each floating input.\n");
   os << "def vjp_of(fn):\n"
         "    \"\"\"fn's vector-Jacobian product by torch.autograd.grad (zeros where no output depends on an input).\"\"\"\n"
         "    def vjp(*args):\n"
