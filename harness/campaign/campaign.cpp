@@ -369,16 +369,10 @@ private:
   /// of the shrunk case, a direct-mode finding's run through the public API, and a mismatch's
   /// ablation (at most kAblationProbes runs of the slower of the two).
   double checksCost(const CaseResult &r, const RunnerSet &job) {
+    Runner *publicRunner = publicRunnerFor(r.system, job);
     std::lock_guard<std::mutex> g(mu_);
     const double own = runCost(r.system);
-    double pub = 0;
-    const ExecConfig found = execOfSystem(r.system);
-    if (found.direct())
-      for (Runner *x : job) {
-        const std::string name = x->backend().name();
-        const ExecConfig e = execOfSystem(name);
-        if (!e.direct() && !e.compiled() && e.grad == found.grad && e.device == found.device) pub = std::max(pub, runCost(name));
-      }
+    const double pub = publicRunner ? runCost(publicRunner->backend().name()) : 0.0;
     return own + pub + (r.verdict == Verdict::Mismatch ? kAblationProbes * std::max(own, pub) : 0.0);
   }
 
@@ -391,14 +385,12 @@ private:
     std::string where = "(no folder for unchecked cases)";
     if (!opt_.uncheckedDir.empty()) {
       std::filesystem::create_directories(opt_.uncheckedDir);
-      uint64_t h = 1469598103934665603ULL; // FNV-1a of the signature: one file per signature
-      for (unsigned char ch : sig0) h = (h ^ ch) * 1099511628211ULL;
-      char name[32];
-      std::snprintf(name, sizeof name, "%016llx.vf", static_cast<unsigned long long>(h));
-      where = opt_.uncheckedDir + "/" + std::string(verdictName(r.verdict)) + "-" + name;
+      // One file per signature.
+      where = opt_.uncheckedDir + "/" + std::string(verdictName(r.verdict)) + "-" + fnv1aHex(sig0) + ".vf";
       // A direct-mode failure is filed only after its run through the public API: replay both.
       ExecConfig e = execOfSystem(r.system);
-      std::string modes = e.modeName();
+      const std::string own = e.modeName();
+      std::string modes = own;
       if (e.direct()) {
         e.api = Api::Public;
         modes += "," + e.modeName();
@@ -407,7 +399,7 @@ private:
       writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system +
                                  ", found with too little of the campaign's time left to shrink, cross-check and file it\n"
                                  "# " + r.summary.substr(0, 300) + "\n# signature (before those checks): " + sig0 +
-                                 "\n# found by: " + rep + "\n# shrink it: vmapfuzz shrink --mode " + execOfSystem(r.system).modeName() +
+                                 "\n# found by: " + rep + "\n# shrink it: vmapfuzz shrink --mode " + own +
                                  " THIS_FILE\n# check and file it: vmapfuzz replay --mode " + modes + " --reports REPORTS THIS_FILE\n" +
                                  printCase(c));
     }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "generators/case_gen.h"
+#include "harness/report/findings.h"
 #include "ir/constructs.h"
 #include "ir/op_registry.h"
 #include "ir/text.h"
@@ -289,13 +290,7 @@ std::optional<Mutant> mutateCase(const Case &parent, uint64_t seed, const GenPol
   return std::nullopt;
 }
 
-std::string caseHash(const Case &c) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char ch : printCase(c)) h = (h ^ ch) * 0x100000001b3ULL;
-  std::ostringstream os;
-  os << std::hex << std::setw(16) << std::setfill('0') << h;
-  return os.str();
-}
+std::string caseHash(const Case &c) { return fnv1aHex(printCase(c)); }
 
 } // namespace vf
 

@@ -34,14 +34,20 @@ Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found,
   return *best;
 }
 
-bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string &why) {
-  ExecConfig found = execOfSystem(r.system);
-  if (!found.direct()) return true;
+Runner *publicRunnerFor(const std::string &system, const RunnerSet &job) {
+  const ExecConfig found = execOfSystem(system);
+  if (!found.direct()) return nullptr;
   Runner *pub = nullptr;
   for (Runner *x : job) {
     ExecConfig e = execOfSystem(x->backend().name());
     if (!e.direct() && !e.compiled() && e.device == found.device && e.grad == found.grad && !isLibtorch(x)) pub = x;
   }
+  return pub;
+}
+
+bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string &why) {
+  if (!execOfSystem(r.system).direct()) return true;
+  Runner *pub = publicRunnerFor(r.system, job);
   if (!pub) {
     r.elsewhere = "not checked through the public API (no eager mode in this run)";
     return true;

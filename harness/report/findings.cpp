@@ -25,16 +25,17 @@ namespace vf {
 
 namespace {
 
-std::string hex8(const std::string &s) {
-  // FNV-1a: stable across runs and platforms (std::hash is not).
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ULL;
-  char buf[17];
-  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return std::string(buf, 8);
-}
+std::string hex8(const std::string &s) { return fnv1aHex(s).substr(0, 8); }
 
 } // namespace
+
+std::string fnv1aHex(const std::string &text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : text) h = (h ^ ch) * 1099511628211ULL;
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf, 16);
+}
 
 void writeFileAtomic(const std::string &path, const std::string &text) {
   std::string tmp = path + ".tmp";

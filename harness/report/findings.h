@@ -95,6 +95,10 @@ private:
   std::map<std::string, std::string> aliases_; ///< alias -> the signature it is filed under
 };
 
+/// 16 hex digits of the FNV-1a hash of `text`: stable across runs and platforms (std::hash is
+/// not). Names report folders, corpus files and unchecked cases.
+std::string fnv1aHex(const std::string &text);
+
 /// Writes `text` to `path` atomically (temporary file, then rename).
 void writeFileAtomic(const std::string &path, const std::string &text);
 /// The current UTC time as ISO 8601.
