@@ -66,4 +66,12 @@ std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tens
 /// Runs every example of `c` alone and stacks the results by the batch spec.
 RefResult runReference(const Case &c, const std::vector<at::Tensor> &physicalInputs, const RefOptions &opt = {});
 
+/// A case's inputs (generators/data.h makeInputs) and the reference's result on them.
+struct Evaluated {
+  std::vector<at::Tensor> inputs;
+  RefResult reference;
+  RefOptions options;  ///< what the reference was computed with
+  double seconds = 0;  ///< the time both took
+};
+
 } // namespace vf

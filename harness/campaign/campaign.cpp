@@ -61,6 +61,7 @@ public:
       double genSeconds;
       int redraws = 0;
       bool nearBoundary = false;
+      std::optional<Evaluated> evaluated; // the margin check's last reference run, reused
       std::optional<Mutant> mutant; // coverage guidance: a corpus case or a mutant of one instead
       {
         std::lock_guard<std::mutex> g(genMu_);
@@ -78,8 +79,11 @@ public:
         c = std::move(drawn.c);
         redraws = drawn.redraws;
         nearBoundary = drawn.nearBoundary;
+        evaluated = std::move(drawn.evaluated);
+        if (evaluated) genSeconds -= evaluated->seconds; // counted as the reference's
       }
-      const bool passed = runCase(c, runners, false, i, cs, size, mutant ? &*mutant : nullptr, genSeconds, redraws, nearBoundary);
+      const bool passed = runCase(c, std::move(evaluated), runners, false, i, cs, size, mutant ? &*mutant : nullptr, genSeconds,
+                                  redraws, nearBoundary);
       // A program that passes runs again with other batch specs and data, where a run is cheap:
       // in the first mode, when it is direct. The program is generated once.
       if (passed && !mutant && opt_.policy.respecsPerPass > 0 && execOfSystem(runners.front()->backend().name()).direct())
@@ -90,9 +94,11 @@ public:
             auto tGen = std::chrono::steady_clock::now();
             d = drawRespec(c, cs, k, size, opt_.policy);
             genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
+            if (d.evaluated) genSeconds -= d.evaluated->seconds;
           }
           const Mutant respec{d.c, "re-spec of a passing program", 0}; // no gen line: filed as case.vf
-          if (!runCase(d.c, runners, true, i, cs, size, &respec, genSeconds, d.redraws, d.nearBoundary)) break;
+          if (!runCase(d.c, std::move(d.evaluated), runners, true, i, cs, size, &respec, genSeconds, d.redraws, d.nearBoundary))
+            break;
         }
       progress(false);
     }
@@ -100,9 +106,9 @@ public:
 
   /// Runs one case in the modes of the job (only the first for a re-spec) and files its
   /// failures; true when it passed in every mode it ran in.
-  bool runCase(const Case &c, const RunnerSet &runners, bool respec, int64_t i, uint64_t cs, int size,
-               const Mutant *mutant, double genSeconds, int redraws, bool nearBoundary) {
-    Prepared prep = runners.front()->prepare(c);
+  bool runCase(const Case &c, std::optional<Evaluated> evaluated, const RunnerSet &runners, bool respec, int64_t i,
+               uint64_t cs, int size, const Mutant *mutant, double genSeconds, int redraws, bool nearBoundary) {
+    Prepared prep = runners.front()->prepare(c, std::move(evaluated));
     std::vector<CaseResult> results;
     std::vector<Runner *> ran;
     for (size_t k = 0; k < (respec ? 1 : runners.size()); ++k) {

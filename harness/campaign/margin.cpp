@@ -1,6 +1,8 @@
 #include "harness/campaign/margin.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 
 #include "generators/data.h"
 #include "generators/splitmix.h"
@@ -25,13 +27,23 @@ bool huge(const Case &c) {
 DrawnCase keepMargin(Case c, int maxRedraws) {
   DrawnCase d{std::move(c)};
   if (huge(d.c)) return d;
+  double previous = std::nan("");
   for (;;) {
-    RefResult ref = runReference(d.c, makeInputs(d.c));
+    auto t0 = std::chrono::steady_clock::now();
+    Evaluated e{makeInputs(d.c)};
+    e.reference = runReference(d.c, e.inputs);
+    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // A program the reference rejects is left for the runner to call invalid.
     // So does a taken path outside (or at the edge of) a restricted op's domain: sqrt of a
     // negative number on the branch an example takes is no valid comparison.
-    d.nearBoundary = ref.error.empty() && std::min(ref.minMargin, ref.domain.min) < kAmbiguityMargin;
-    if (!d.nearBoundary || d.redraws >= maxRedraws) return d;
+    const double margin = std::min(e.reference.minMargin, e.reference.domain.min);
+    d.nearBoundary = e.reference.error.empty() && margin < kAmbiguityMargin;
+    const bool structural = margin == previous; // the new data came exactly as close
+    previous = margin;
+    if (!d.nearBoundary || d.redraws >= maxRedraws || structural) {
+      d.evaluated = std::move(e);
+      return d;
+    }
     d.c.spec.data_seed = nextDataSeed(d.c.spec.data_seed);
     ++d.redraws;
   }

@@ -53,12 +53,19 @@ Case atAnotherBatchSize(const Case &c) {
   return again;
 }
 
-Prepared Runner::prepare(const Case &c) const {
+Prepared Runner::prepare(const Case &c) const { return prepare(c, std::nullopt); }
+
+Prepared Runner::prepare(const Case &c, std::optional<Evaluated> given) const {
   auto t0 = std::chrono::steady_clock::now();
   Prepared p;
-  p.inputs = makeInputs(c);
-  p.reference = runReference(c, p.inputs, {opt_.float64Reference});
-  p.seconds = since(t0);
+  if (given && given->options.float64 == opt_.float64Reference) {
+    static_cast<Evaluated &>(p) = std::move(*given);
+  } else {
+    p.inputs = makeInputs(c);
+    p.options.float64 = opt_.float64Reference;
+    p.reference = runReference(c, p.inputs, p.options);
+    p.seconds = since(t0);
+  }
   addGradients(c, p, opt_, backend_.grad());
   return p;
 }

@@ -15,10 +15,7 @@ struct RunnerOptions {
 };
 
 /// A case's inputs and reference result: computed once, shared by the runners of every mode.
-struct Prepared {
-  std::vector<at::Tensor> inputs;
-  RefResult reference;
-  double seconds = 0;
+struct Prepared : Evaluated {
   /// Gradient modes: the cotangents (generators/data.h makeCotangents) and the reference's VJP
   /// with them. Filled by a gradient mode's prepare, or by its run when another mode prepared.
   std::vector<at::Tensor> cotangents;
@@ -66,6 +63,9 @@ class Runner {
 public:
   Runner(Backend &backend, RunnerOptions opt = {}) : backend_(backend), opt_(opt) {}
   Prepared prepare(const Case &c) const;
+  /// prepare, reusing `given` (the inputs and reference already computed for `c`, as the
+  /// campaign's margin check does) where it was computed with this runner's options.
+  Prepared prepare(const Case &c, std::optional<Evaluated> given) const;
   CaseResult run(const Case &c) { return run(c, prepare(c)); }
   CaseResult run(const Case &c, const Prepared &p);
   Backend &backend() { return backend_; }

@@ -189,3 +189,53 @@ TEST(GeneratorCorners, GpuTierPassesTwoToThe31And32ButIsOffByDefault) {
   EXPECT_GT(past32, 5);
   for (uint64_t s = 0; s < 200; ++s) EXPECT_LT(big(generateCase(s, 90, GenPolicy{})), int64_t{1} << 24);
 }
+
+// The margin check's last reference run is what a fresh one gives on the final data: the
+// campaign reuses it instead of computing it again.
+TEST(GeneratorCorners, TheMarginChecksLastEvaluationIsTheFinalDatas) {
+  for (uint64_t s = 0; s < 40; ++s) {
+    DrawnCase d = drawCase(s, 50, GenPolicy{});
+    ASSERT_TRUE(d.evaluated.has_value());
+    RefResult fresh = runReference(d.c, makeInputs(d.c));
+    EXPECT_EQ(d.evaluated->reference.error, fresh.error);
+    EXPECT_EQ(d.evaluated->reference.minMargin, fresh.minMargin);
+    ASSERT_EQ(d.evaluated->reference.outputs.size(), fresh.outputs.size());
+    for (size_t k = 0; k < fresh.outputs.size(); ++k) {
+      const at::Tensor &a = d.evaluated->reference.outputs[k], &b = fresh.outputs[k];
+      ASSERT_EQ(a.sizes(), b.sizes());
+      // Equal, NaN where NaN: bit for bit the same computation.
+      EXPECT_TRUE(a.is_floating_point() ? at::logical_or(a == b, at::logical_and(a.isnan(), b.isnan())).all().item<bool>()
+                                        : at::equal(a, b))
+          << printCase(d.c);
+    }
+  }
+}
+
+// A predicate that no data moves off its boundary (x > x is always exactly at it) costs one
+// re-draw, not the policy's whole budget; one that data does move is still re-drawn.
+TEST(GeneratorCorners, AStructuralBoundaryStopsTheRedrawsAfterOne) {
+  Case c = parseCase(R"(vmap size=3 in_dims=(0) out_dims=(0)
+data_seed 1
+func(%0: f32[]) {
+  %1: bool[] = gt(%0, %0)
+  %2: f32[] = cond(%1, %0) [
+    (%3: f32[]) {
+      yield %3
+    }
+    (%4: f32[]) {
+      yield %4
+    }
+  ]
+  return %2
+}
+)");
+  DrawnCase d = keepMargin(c, 8);
+  EXPECT_EQ(d.redraws, 1);
+  EXPECT_TRUE(d.nearBoundary);
+  int movedOff = 0;
+  for (uint64_t s = 0; s < 150; ++s) {
+    DrawnCase g = drawCase(s, 50, GenPolicy{});
+    movedOff += g.redraws > 1 && !g.nearBoundary;
+  }
+  EXPECT_GT(movedOff, 0); // data that does move a boundary is re-drawn more than once
+}
