@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "generators/choices.h"
+#include "ir/dependence.h"
 #include "ir/op_registry.h"
 #include "ir/validate.h"
 #include "ir/walk.h"
@@ -756,6 +757,26 @@ void drawBatchedSets(BatchSpec &s, size_t nIn, const GenPolicy &policy) {
   }
 }
 
+/// Now and then (GenPolicy::unbatchedSelectorPercent) the inputs one selector of `p` is
+/// computed from are left unbatched at one level, which batches some other input: there the
+/// construct's batching rule takes its unbatched-selector path (cond_op on a predicate that every
+/// example shares, with vmapped branches). A selector computed from every input, or from none,
+/// is left as drawn.
+void unbatchASelector(BatchSpec &s, const Program &p, size_t nIn, const GenPolicy &policy) {
+  if (!chance(policy.unbatchedSelectorPercent)) return;
+  const std::vector<uint64_t> selectors = selectorInputs(p);
+  if (selectors.empty()) return;
+  const uint64_t from = pick(selectors);
+  std::vector<size_t> others;
+  for (size_t i = 0; i < nIn; ++i)
+    if (i >= 64 || !(from >> i & 1)) others.push_back(i);
+  if (from == 0 || others.empty()) return;
+  auto &l = s.levels[draw(0, static_cast<int64_t>(s.levels.size()) - 1)];
+  for (size_t i = 0; i < nIn && i < 64; ++i)
+    if (from >> i & 1) l.in_dims[i].reset();
+  if (std::none_of(others.begin(), others.end(), [&](size_t i) { return l.in_dims[i].has_value(); })) l.in_dims[pick(others)] = 0;
+}
+
 /// The spec of a GPU-tier program: one level of size 2 to 4 over its two 1-d inputs.
 BatchSpec gpuTierSpec(const Program &p) {
   BatchSpec s;
@@ -818,6 +839,7 @@ rc::Gen<BatchSpec> genBatchSpec(const Program &p, const GenPolicy &policy) {
     }
     // Choose which levels batch which inputs first, innermost level last.
     drawBatchedSets(s, nIn, policy);
+    unbatchASelector(s, p, nIn, policy);
     // Then the dims, which depend on how many inner levels batch the same input.
     for (size_t li = 0; li < nLevels; ++li)
       for (size_t i = 0; i < nIn; ++i)

@@ -36,6 +36,7 @@ constexpr Field kFields[] = {
     {"none_in_dim_percent", &GenPolicy::noneInDimPercent, 0, 100},
     {"chunk_percent", &GenPolicy::chunkPercent, 0, 100},
     {"unbatched_input_percent", &GenPolicy::unbatchedInputPercent, 0, 100},
+    {"unbatched_selector_percent", &GenPolicy::unbatchedSelectorPercent, 0, 100},
     {"dtype_mask", &GenPolicy::dtypeMask, 1, 127},
     {"zero_size_percent", &GenPolicy::zeroSizePercent, 0, 100},
     {"large_batch_percent", &GenPolicy::largeBatchPercent, 0, 100},

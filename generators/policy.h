@@ -68,6 +68,11 @@ struct GenPolicy {
   int equalSizesPercent = 30; ///< chance (%) that nested levels all get the same size
   int noneInDimPercent = 25;  ///< chance (%) an input is not batched at a level
   int unbatchedInputPercent = 10; ///< chance (%) one input is batched at no level at all
+  /// Chance (%) that the inputs one selector (cond's predicate, switch's index, a while_loop's
+  /// condition) is computed from are left unbatched at one level that batches other inputs: the
+  /// batching rules' unbatched-selector path, which random in_dims reach only when every input
+  /// the selector reads happens to be left out.
+  int unbatchedSelectorPercent = 25;
   int chunkPercent = 20;      ///< chance (%) a level sets chunk_size (half dividing its size, half not)
   int randomnessPercent = 20; ///< chance (%) a level sets randomness to "different" or "same"
   int layoutPercent = 30;     ///< chance (%) a case hands some inputs over non-contiguous

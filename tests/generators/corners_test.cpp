@@ -9,6 +9,7 @@
 
 #include "generators/case_gen.h"
 #include "generators/data.h"
+#include "harness/campaign/coverage.h"
 #include "harness/campaign/draw.h"
 #include "ir/op_registry.h"
 #include "ir/text.h"
@@ -239,3 +240,27 @@ func(%0: f32[]) {
   }
   EXPECT_GT(movedOff, 0); // data that does move a boundary is re-drawn more than once
 }
+
+// The spec generator's unbatched-selector share (GenPolicy::unbatchedSelectorPercent): with it,
+// many more cases have a predicate that no level batches, and every spec still batches some
+// input at every level.
+TEST(GeneratorCorners, TheUnbatchedSelectorShareRaisesUnbatchedPredicates) {
+  auto count = [](int percent) {
+    GenPolicy p;
+    p.unbatchedSelectorPercent = percent;
+    int unbatched = 0;
+    for (uint64_t seed = 0; seed < 400; ++seed) {
+      Case c = generateCase(seed, 60, p);
+      for (const auto &l : c.spec.levels) {
+        bool any = false;
+        for (const auto &d : l.in_dims) any |= d.has_value();
+        EXPECT_TRUE(any) << printCase(c);
+      }
+      for (const auto &f : featuresOf(c)) unbatched += f == "pred=unbatched" || f == "pattern=pred-outer/operands-inner";
+    }
+    return unbatched;
+  };
+  const int off = count(0), on = count(50);
+  EXPECT_GT(on, off + off / 2) << off << " vs " << on;
+}
+
