@@ -72,7 +72,7 @@ struct GenPolicy {
   /// condition) is computed from are left unbatched at one level that batches other inputs: the
   /// batching rules' unbatched-selector path, which random in_dims reach only when every input
   /// the selector reads happens to be left out.
-  int unbatchedSelectorPercent = 25;
+  int unbatchedSelectorPercent = 50;
   int chunkPercent = 20;      ///< chance (%) a level sets chunk_size (half dividing its size, half not)
   int randomnessPercent = 20; ///< chance (%) a level sets randomness to "different" or "same"
   int layoutPercent = 30;     ///< chance (%) a case hands some inputs over non-contiguous

@@ -177,3 +177,27 @@ TEST(GradModes, AKnownForwardBugMetInAGradientModeIsKnownThoughItsTracebackIsLon
   FindingStore filed(std::string(VMAPFUZZ_SOURCE_DIR) + "/reports");
   EXPECT_TRUE(filed.known(sig)) << sig;
 }
+
+// `vmapfuzz selftest` in a gradient mode, end to end: each planted gradient fault is found by the
+// default generator, shrunk, and its shrunk case still fails with the fault and passes without it.
+TEST(GradSelftest, PlantedGradientFaultsAreFoundShrunkAndTheirCasesReplay) {
+  const std::vector<std::string> faults = {"cond-batched-pred-false-grad-dropped", "cond-unbatched-pred-operand-detached",
+                                           "scan-batched-operands-detached"};
+  std::string d = test::tempDir("gradselftest");
+  std::string cmd = test::kBin + " selftest --mode direct+grad --time 300 --cases 150 --seed 1 --target 100 --out " + d;
+  for (const auto &f : faults) cmd += " --fault " + f;
+  test::Shell r = test::sh(cmd);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("3 of 3 faults detected (100 %)"), std::string::npos) << r.out;
+  for (const auto &f : faults) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\\| " + f + " \\| yes \\|[^\n]*\\| mismatch \\| ([0-9]+) → ([0-9]+) \\|")))
+        << f << "\n" << r.out;
+    EXPECT_LE(std::stoi(m[2].str()), std::stoi(m[1].str())) << f; // shrinking never grows a case
+    const std::string vf = d + "/" + f + ".vf";
+    test::Shell with = test::sh(test::kBin + " replay --mode direct+grad --fault " + f + " " + vf);
+    EXPECT_EQ(with.code, 1) << f << "\n" << with.out; // still a finding with the fault planted
+    test::Shell without = test::sh(test::kBin + " replay --mode direct+grad " + vf);
+    EXPECT_EQ(without.code, 0) << f << "\n" << without.out; // and clean torch passes it
+  }
+}
