@@ -1,6 +1,7 @@
 #pragma once
-/// Which program inputs a construct's selector is computed from: the data flow from the
-/// program's parameters through ops, construct operands, captures and region yields.
+/// Which program inputs a construct's selector is computed from: the data flow (ir/dataflow.h)
+/// from the program's parameters through ops, construct operands, captures, region yields and
+/// loop carries, and through the selectors of enclosing or earlier constructs.
 #include <cstdint>
 #include <vector>
 
@@ -8,10 +9,10 @@
 
 namespace vf {
 
-/// One entry per selector in program order (cond's predicate, unless a Python bool; switch's
-/// index; the value a while_loop's cond_fn yields): bit i set when it depends on input i (the
-/// first 64 inputs). A loop's carries depend on everything its body yields, so a loop
-/// condition counts what any iteration may read.
+/// One entry per selector, in the order the walk meets them (cond's predicate, unless a Python
+/// bool; switch's index; the value a while_loop's cond_fn yields, met after the selectors inside
+/// its cond_fn): bit i set when it depends on input i (the first 64 inputs). A selector inside a
+/// loop counts what any iteration may read.
 std::vector<uint64_t> selectorInputs(const Program &p);
 
 } // namespace vf
