@@ -14,7 +14,9 @@ namespace vf {
 /// a batching bug from a program the system rejects anyway. `PerExampleFunc` (gradient modes
 /// only): each example alone through the mode's function transform (torch.func.vjp or
 /// torch.func.jvp without vmap), to tell a batching bug from a transform that cannot handle the program at all.
-enum class RunMode { Batched, PerExample, PerExampleFunc };
+/// `BatchedForward` (gradient modes only): the vmapped program's forward values, no derivative
+/// (inputs without the (co)tangents), to tell a forward bug met on the way from a derivative bug.
+enum class RunMode { Batched, PerExample, PerExampleFunc, BatchedForward };
 
 struct Outcome {
   /// HarnessError: the harness's own code around the system failed (e.g. the worker's

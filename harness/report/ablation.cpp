@@ -272,7 +272,8 @@ Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes)
       changed = true;
     }
     if (!changed || !reinferTypes(cand.program)) continue;
-    if (essential(cand)) add(std::string("dtype=") + cls, std::string("the ") + cls + " inputs are " + cls + " (changed, it passes)");
+    const std::string to = std::string(cls) == "int" ? "float32" : "int64";
+    if (essential(cand)) add(std::string("dtype=") + cls, std::string("the ") + cls + " inputs keep a " + cls + " dtype (made " + to + ", it passes)");
   }
 
   a.features.assign(features.begin(), features.end());

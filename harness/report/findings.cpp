@@ -14,6 +14,7 @@
 #include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/python_emit.h"
 #include "harness/report/triage.h"
+#include "harness/run/runner.h"
 #include "ir/differentiable.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
@@ -132,9 +133,9 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
   md << "## What happens\n\n";
   // The root cause first: what the failure needs, found by ablation.
   if (!sig.essential.empty())
-    md << "Root cause, by ablation (" << sig.probes << " runs, each with one feature of the batching changed): it " << sig.essential
-       << ". The " << differenceKind(r, false) << " of " << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs")
-       << " differ.\n\n";
+    md << "Root cause, by ablation (" << sig.probes << (sig.probes == 1 ? " run" : " runs")
+       << ", each with one feature of the batching changed): it " << sig.essential << ". The " << differenceKind(r, false) << " of "
+       << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs") << " differs.\n\n";
   if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
   // A gradient mode's outputs are the gradients of the floating inputs, named by input.
   const bool grad = execOfSystem(r.system).gradient();
@@ -229,9 +230,13 @@ void FindingStore::collect(bool wait) {
   }
 }
 
-FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
+FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const std::string &reproduceLine,
                                    const std::string &shrinkNote, const Signature &full) {
   collect(false);
+  // A forward bug met in a gradient mode is reported as the forward mode's: its report and
+  // repro.py show the forward values that differ.
+  CaseResult r = found;
+  if (found.forwardDiffers) r.system = forwardSystem(found.system);
   std::string sig = full.key;
   // A signature filed under another name (an old one, or a merged folder's) counts there.
   if (auto a = aliases_.find(sig); a != aliases_.end()) sig = a->second;
@@ -289,8 +294,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std
   env["device"] = r.system.substr(r.system.find('|') + 1);
   std::ostringstream res;
   res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
-      << "\nreproduce: " << reproduceLine << "\n";
-  if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << " ablation runs)\n";
+      << "\nreproduce: " << reproduceLine << "\n";  if (found.forwardDiffers) res << "found in: " << found.system << " (its forward values already differ)\n";
+  if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << (full.probes == 1 ? " ablation run)\n" : " ablation runs)\n");
   if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
   if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";

@@ -22,17 +22,12 @@ void constructs(const Block &b, std::map<std::string, int> &seen) {
 /// Mode and device come first: the same bug in eager and under inductor is two reports. A
 /// batched error of the in-process libtorch backend is raised by ATen's batching rules, which
 /// torch.vmap runs too: the same bug, so torch's name. Its mismatches may be its own
-/// lowering's, another bug: they keep the libtorch name. A gradient mode's batched error raised
-/// in the forward pass is the forward mode's bug (the same batching rule fails before autograd
-/// has a part): it keeps the forward mode's name, so a nightly with gradient modes does not file
-/// a known forward bug again.
+/// lowering's, another bug: they keep the libtorch name. A gradient mode's forward bug (raised in
+/// the forward pass, or forward values that already differ) keeps the forward mode's name
+/// (findingSystem), so a nightly with gradient modes does not file a known forward bug again.
 std::string systemOf(const CaseResult &r) {
   if (r.system.rfind("libtorch|", 0) == 0 && r.verdict == Verdict::BatchedError) return "eager|cpu";
-  size_t plus = r.system.find('+'), bar = r.system.find('|');
-  if (r.verdict == Verdict::BatchedError && plus != std::string::npos && plus < bar &&
-      gradientPassOf(r.traceback) == kForwardPassRaises)
-    return r.system.substr(0, plus) + r.system.substr(bar);
-  return r.system;
+  return findingSystem(r);
 }
 
 } // namespace

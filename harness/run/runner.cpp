@@ -153,6 +153,30 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   // that is not finite.
   bool nearBoundary = boundaryOf(prep) < kAmbiguityMargin;
 
+  // A gradient mode's finding may be a forward bug met on the way: the batched program's forward
+  // values already differ (a wrong shape then makes the backward pass raise, or the gradients
+  // differ with it). Then the finding is that forward mismatch, filed as the forward mode's
+  // (findingSystem), so a known forward bug is not filed again as a new derivative bug. One more
+  // run, for findings only; forward values near a decision boundary decide nothing.
+  auto forwardBug = [&]() -> std::optional<std::string> {
+    if (!grad || std::min(ref.minMargin, ref.domain.min) < kAmbiguityMargin) return std::nullopt;
+    Outcome f = backend_.run(c, prep.inputs, RunMode::BatchedForward);
+    account(f);
+    if (f.status != Outcome::Status::Ok) return std::nullopt;
+    std::vector<Tolerance> tol = outputTolerances(c.program);
+    auto tc = std::chrono::steady_clock::now();
+    Comparison cmp = compareOutputs(ref.outputs, f.outputs, tol);
+    r.compareSeconds += since(tc);
+    if (cmp.equal) return std::nullopt;
+    r.expected = ref.outputs;
+    r.actual = f.outputs;
+    r.tolerances = std::move(tol);
+    r.forwardDiffers = true;
+    r.errorType.clear(); // what autograd made of the wrong forward values is not the finding
+    r.errorMessage.clear();
+    r.traceback.clear();
+    return "the forward values already differ, before any derivative: " + cmp.detail;
+  };
   // A compiled function is called a second time at another batch size: its guards must
   // recompile or generalise, never return a stale result.
   std::optional<Case> again;
@@ -192,6 +216,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
       return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
     }
     if (cmp.equal) return finish(Verdict::Pass, "");
+    if (auto fw = again ? std::nullopt : forwardBug()) return finish(Verdict::Mismatch, *fw);
     if (std::string why = ref.domain.reason(kAmbiguityMargin); !why.empty())
       return finish(Verdict::Ambiguous, "results differ, but " + why + ": " + cmp.detail);
     if (nearBoundary)
@@ -208,7 +233,10 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
     return finish(Verdict::Mismatch, loaded + cmp.detail);
   }
-  // The batched run raised: a bug only if every example runs alone (in the same mode).
+  // The batched run raised: a bug only if every example runs alone (in the same mode). Raised
+  // past the forward pass, it may be a forward bug's wrong shape met by autograd.
+  if (grad && !again && gradientPassOf(b.traceback) != kForwardPassRaises)
+    if (auto fw = forwardBug()) return finish(Verdict::Mismatch, *fw);
   const Case &failed = again && b.failedCall == 1 ? *again : c;
   if (&failed != &c) {
     r.againBatchSize = failed.spec.levels[0].size;

@@ -96,4 +96,16 @@ std::string gradientPassOf(const std::string &traceback) {
   return bw > fw ? kBackwardPassRaises : kForwardPassRaises;
 }
 
+std::string forwardSystem(const std::string &system) {
+  const size_t plus = system.find('+'), bar = system.find('|');
+  if (plus == std::string::npos || plus > bar) return system;
+  return system.substr(0, plus) + system.substr(bar);
+}
+
+std::string findingSystem(const CaseResult &r) {
+  if (r.forwardDiffers) return forwardSystem(r.system);
+  if (r.verdict == Verdict::BatchedError && gradientPassOf(r.traceback) == kForwardPassRaises) return forwardSystem(r.system);
+  return r.system;
+}
+
 } // namespace vf

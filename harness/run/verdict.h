@@ -48,6 +48,10 @@ struct CaseResult {
   std::string system = "eager|cpu"; ///< the backend's name: mode and device
   /// Non-zero when the failure is in a compiled function's second call, at this batch size.
   int64_t againBatchSize = 0;
+  /// A gradient mode's finding whose batched forward values already differ from the reference's
+  /// (a wrong shape makes the backward pass raise): `expected`/`actual` are the forward outputs,
+  /// and the finding is the forward mode's (findingSystem in harness/run/runner.h).
+  bool forwardDiffers = false;
   double compareSeconds = 0, emitSeconds = 0, transportSeconds = 0, workerSeconds = 0; ///< see Outcome
   int64_t workerRssKb = 0;
   /// How the same case fares on the campaign's other systems (filled before filing a finding,

@@ -81,6 +81,8 @@ TEST(GradModes, APlantedGradientFaultIsAMismatchNamingTheInput) {
   CaseResult res = r.run(parseCase(test::kCond));
   EXPECT_EQ(verdictName(res.verdict), "mismatch") << res.summary << "\n" << res.traceback;
   EXPECT_NE(res.summary.find("the gradient of input x0"), std::string::npos) << res.summary;
+  EXPECT_FALSE(res.forwardDiffers); // the forward check ran, and found the forward values right
+  EXPECT_EQ(findingSystem(res), "direct+grad|cpu");
 }
 
 TEST(GradModes, VmapOfGradIsUnsupportedWithItsReasonOrAgrees) {
@@ -105,6 +107,25 @@ TEST(GradModes, ACampaignTabulatesEveryGradientModeWithoutHarnessBugs) {
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n  harness-bug +([0-9]+) +([0-9]+)\n"))) << r.out;
   EXPECT_EQ(m[1].str(), "0") << r.out;
   EXPECT_EQ(m[2].str(), "0") << r.out;
+}
+
+TEST(GradModes, AWrongForwardShapeIsTheForwardMismatchNotABackwardError) {
+  // reports/mismatch-345244fa (eager): a predicate batched at the outer level only gives the
+  // result the inner level's shape wrong. In a gradient mode autograd then refuses the
+  // cotangents ("Mismatch in shape"), a batched error of the backward pass that would be filed
+  // as a new bug; the forward values are checked first, so it is the known forward mismatch.
+  Case c = parseCase(test::slurp(std::string(VMAPFUZZ_SOURCE_DIR) + "/reports/mismatch-345244fa/case.vf"));
+  for (const char *mode : {"eager+grad", "direct+grad"}) {
+    TorchBackend b = backend(mode);
+    Runner r(b);
+    CaseResult res = r.run(c);
+    ASSERT_EQ(res.verdict, Verdict::Mismatch) << mode << ": " << res.summary;
+    EXPECT_TRUE(res.forwardDiffers) << mode;
+    EXPECT_NE(res.summary.find("the forward values already differ"), std::string::npos) << res.summary;
+    ASSERT_EQ(res.actual.size(), 1u);
+    EXPECT_NE(res.actual[0].sizes(), res.expected[0].sizes()) << mode; // the forward outputs, not gradients
+    EXPECT_EQ(findingSystem(res), std::string(mode).substr(0, std::string(mode).find('+')) + "|cpu");
+  }
 }
 
 namespace {

@@ -40,7 +40,7 @@ Outcome LibtorchBackend::run(const Case &c, const std::vector<at::Tensor> &input
   auto t0 = std::chrono::steady_clock::now();
   auto program = [&](const std::vector<at::Tensor> &xs) { return evalBatched(c.program, xs, fault_); };
   try {
-    o.outputs = mode == RunMode::Batched ? vmapLevels(c.spec.levels, inputs, program) : unbatch(c.spec.levels, inputs, program);
+    o.outputs = mode == RunMode::Batched || mode == RunMode::BatchedForward ? vmapLevels(c.spec.levels, inputs, program) : unbatch(c.spec.levels, inputs, program);
     for (auto &t : o.outputs) t = t.contiguous();
   } catch (const c10::Error &e) {
     o.status = Outcome::Status::Error;

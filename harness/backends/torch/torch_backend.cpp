@@ -71,9 +71,13 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   auto tEmit = std::chrono::steady_clock::now();
-  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec_.api, exec_.grad)},
-                        {"mode", mode == RunMode::Batched ? "batched" : mode == RunMode::PerExample ? "unbatched" : "unbatched-func"},
-                        {"exec", exec_.toJson()}};
+  // BatchedForward: the forward mode's request (no derivative), on the same worker.
+  ExecConfig exec = exec_;
+  if (mode == RunMode::BatchedForward) exec.grad = Grad::None;
+  const bool batched = mode == RunMode::Batched || mode == RunMode::BatchedForward;
+  nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec.api, exec.grad)},
+                        {"mode", batched ? "batched" : mode == RunMode::PerExample ? "unbatched" : "unbatched-func"},
+                        {"exec", exec.toJson()}};
   if (worker_->coverage()) req["coverage"] = worker_->coverageNewOnly() ? nlohmann::json("new") : nlohmann::json(true);
   req["tensors"] = nlohmann::json::array();
   req["calls"] = nlohmann::json::array();
@@ -97,6 +101,9 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
                                                        : Outcome::Status::Crash;
     o.errorMessage = "worker " + rep.how;
     o.traceback = rep.stderrTail;
+    // The worker was running the program until it hung past its deadline or died: torch's time,
+    // so the phase table accounts for it.
+    o.systemSeconds = roundTrip;
     return o;
   }
   o.systemSeconds = rep.header.value("torch_s", 0.0);
