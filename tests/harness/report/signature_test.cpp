@@ -13,6 +13,7 @@
 #include "harness/report/error_signature.h"
 #include "harness/report/findings.h"
 #include "harness/report/shrinker.h"
+#include "harness/run/runner.h"
 #include "ir/text.h"
 
 using namespace vf;
@@ -263,4 +264,26 @@ TEST(Signature, AGradientModesForwardErrorIsTheForwardModesBug) {
   std::string bw = signatureOf(c, result("eager+grad|cpu", backward));
   EXPECT_NE(bw, eager);
   EXPECT_EQ(bw.rfind("eager+grad|cpu|batched-error|", 0), 0u) << bw;
+}
+
+TEST(Signature, AGradientModesFindingWhoseForwardValuesDifferIsTheForwardModes) {
+  // The runner compares the forward values of a gradient mode's finding (CaseResult::forwardDiffers):
+  // a forward mismatch met in "direct+vmap-grad|cpu" is filed and matched as "direct|cpu"'s.
+  EXPECT_EQ(forwardSystem("direct+vmap-grad|cpu"), "direct|cpu");
+  EXPECT_EQ(forwardSystem("compile-inductor-dynamic+grad|cuda"), "compile-inductor-dynamic|cuda");
+  EXPECT_EQ(forwardSystem("eager|cpu"), "eager|cpu");
+  Case c = parseCase("vmap size=2 in_dims=(0) out_dims=(0)\nfunc(%0: f32[3]) {\n  %1: f32[3] = neg(%0)\n  return %1\n}\n");
+  auto mismatch = [](const std::string &system, bool forward) {
+    CaseResult r;
+    r.verdict = Verdict::Mismatch;
+    r.system = system;
+    r.forwardDiffers = forward;
+    r.expected = {at::zeros({2, 3})};
+    r.actual = {at::zeros({2, 1})};
+    return r;
+  };
+  EXPECT_EQ(findingSystem(mismatch("eager+grad|cpu", true)), "eager|cpu");
+  EXPECT_EQ(findingSystem(mismatch("eager+grad|cpu", false)), "eager+grad|cpu");
+  EXPECT_EQ(signatureOf(c, mismatch("eager+grad|cpu", true)), signatureOf(c, mismatch("eager|cpu", false)));
+  EXPECT_NE(signatureOf(c, mismatch("eager+grad|cpu", false)), signatureOf(c, mismatch("eager|cpu", false)));
 }
