@@ -12,6 +12,7 @@
 ///    while_loop's condition reaches every carry (under vmap a batched condition makes every
 ///    carry batched; the trip count decides every carry's value);
 ///  - a scan's in-place buffers are carries in value terms (ir/scan_outputs.h).
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
