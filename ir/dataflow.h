@@ -84,10 +84,10 @@ private:
       region(s.regions[0], params);
       return ofAll(s.regions[0].yields, 0, k);
     });
-    std::vector<Fact> res(s.results.size());
     const auto ys = ofAll(s.regions[0].yields, k);
-    for (size_t i = 0; i < res.size(); ++i) res[i] = i < k ? (i < carry.size() ? carry[i] : Fact{}) : (i - k < ys.size() ? ys[i - k] : Fact{});
-    return res;
+    carry.insert(carry.end(), ys.begin(), ys.end());
+    carry.resize(s.results.size());
+    return carry;
   }
 
   /// cond and switch: one region runs, chosen by the selector (absent for a Python-bool predicate).

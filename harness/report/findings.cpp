@@ -294,7 +294,8 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   env["device"] = r.system.substr(r.system.find('|') + 1);
   std::ostringstream res;
   res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
-      << "\nreproduce: " << reproduceLine << "\n";  if (found.forwardDiffers) res << "found in: " << found.system << " (its forward values already differ)\n";
+      << "\nreproduce: " << reproduceLine << "\n";
+  if (found.forwardDiffers) res << "found in: " << found.system << " (its forward values already differ)\n";
   if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << (full.probes == 1 ? " ablation run)\n" : " ablation runs)\n");
   if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";

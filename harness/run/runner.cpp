@@ -153,13 +153,24 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   // that is not finite.
   bool nearBoundary = boundaryOf(prep) < kAmbiguityMargin;
 
+  // A compiled function is called a second time at another batch size: its guards must
+  // recompile or generalise, never return a stale result.
+  std::optional<Case> again;
+  Prepared againPrep;
+  if (backend_.checksRecompiles()) {
+    again = atAnotherBatchSize(c);
+    againPrep = prepare(*again);
+    r.referenceSeconds += againPrep.seconds;
+    if (!againPrep.reference.error.empty()) again.reset();
+  }
   // A gradient mode's finding may be a forward bug met on the way: the batched program's forward
   // values already differ (a wrong shape then makes the backward pass raise, or the gradients
   // differ with it). Then the finding is that forward mismatch, filed as the forward mode's
   // (findingSystem), so a known forward bug is not filed again as a new derivative bug. One more
-  // run, for findings only; forward values near a decision boundary decide nothing.
+  // run, for findings only; forward values near a decision boundary decide nothing. (Not with a
+  // compiled function's second call, `again`.)
   auto forwardBug = [&]() -> std::optional<std::string> {
-    if (!grad || std::min(ref.minMargin, ref.domain.min) < kAmbiguityMargin) return std::nullopt;
+    if (!grad || again || std::min(ref.minMargin, ref.domain.min) < kAmbiguityMargin) return std::nullopt;
     Outcome f = backend_.run(c, prep.inputs, RunMode::BatchedForward);
     account(f);
     if (f.status != Outcome::Status::Ok) return std::nullopt;
@@ -177,16 +188,6 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
     r.traceback.clear();
     return "the forward values already differ, before any derivative: " + cmp.detail;
   };
-  // A compiled function is called a second time at another batch size: its guards must
-  // recompile or generalise, never return a stale result.
-  std::optional<Case> again;
-  Prepared againPrep;
-  if (backend_.checksRecompiles()) {
-    again = atAnotherBatchSize(c);
-    againPrep = prepare(*again);
-    r.referenceSeconds += againPrep.seconds;
-    if (!againPrep.reference.error.empty()) again.reset();
-  }
   // A precompile mode's results come from a fresh process that loaded the saved artifact.
   const std::string loaded = execOfSystem(backend_.name()).precompile ? "after save/load: " : "";
   Outcome b = again ? backend_.runTwice(c, inputs, *again, systemInputs(againPrep)) : backend_.run(c, inputs, RunMode::Batched);
@@ -216,7 +217,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
       return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
     }
     if (cmp.equal) return finish(Verdict::Pass, "");
-    if (auto fw = again ? std::nullopt : forwardBug()) return finish(Verdict::Mismatch, *fw);
+    if (auto fw = forwardBug()) return finish(Verdict::Mismatch, *fw);
     if (std::string why = ref.domain.reason(kAmbiguityMargin); !why.empty())
       return finish(Verdict::Ambiguous, "results differ, but " + why + ": " + cmp.detail);
     if (nearBoundary)
@@ -235,7 +236,7 @@ CaseResult Runner::run(const Case &c, const Prepared &given) {
   }
   // The batched run raised: a bug only if every example runs alone (in the same mode). Raised
   // past the forward pass, it may be a forward bug's wrong shape met by autograd.
-  if (grad && !again && gradientPassOf(b.traceback) != kForwardPassRaises)
+  if (grad && gradientPassOf(b.traceback) != kForwardPassRaises)
     if (auto fw = forwardBug()) return finish(Verdict::Mismatch, *fw);
   const Case &failed = again && b.failedCall == 1 ? *again : c;
   if (&failed != &c) {

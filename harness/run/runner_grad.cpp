@@ -103,9 +103,9 @@ std::string forwardSystem(const std::string &system) {
 }
 
 std::string findingSystem(const CaseResult &r) {
-  if (r.forwardDiffers) return forwardSystem(r.system);
-  if (r.verdict == Verdict::BatchedError && gradientPassOf(r.traceback) == kForwardPassRaises) return forwardSystem(r.system);
-  return r.system;
+  const bool forwardBug =
+      r.forwardDiffers || (r.verdict == Verdict::BatchedError && gradientPassOf(r.traceback) == kForwardPassRaises);
+  return forwardBug ? forwardSystem(r.system) : r.system;
 }
 
 } // namespace vf
