@@ -1,7 +1,8 @@
 # vf_layer(NAME FOLDER [SOURCES...] LINKS [DEPS...])
 #
 # A static library for one folder of the source tree (a "layer"). Its include root is a
-# directory of its own under the build tree that holds links to this folder's headers only
+# directory of its own under the build tree that holds links to this folder's headers (.h, .hpp,
+# and the .def tables they expand) only
 # (not its subfolders'); it sees other headers through the layers it links. So
 # `#include "harness/campaign/campaign.h"` from harness/run/ fails to compile with
 # "No such file or directory": the layering is checked by the compiler on every build.
@@ -15,7 +16,8 @@ function(vf_layer name folder)
   set(root ${CMAKE_BINARY_DIR}/layers/${name})
   file(REMOVE_RECURSE ${root})
   file(MAKE_DIRECTORY ${root}/${folder})
-  file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${folder}/*.h ${CMAKE_SOURCE_DIR}/${folder}/*.hpp)
+  file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${folder}/*.h ${CMAKE_SOURCE_DIR}/${folder}/*.hpp
+       ${CMAKE_SOURCE_DIR}/${folder}/*.def)
   foreach(h ${headers})
     get_filename_component(base ${h} NAME)
     file(CREATE_LINK ${h} ${root}/${folder}/${base} SYMBOLIC)

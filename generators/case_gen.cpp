@@ -676,12 +676,20 @@ private:
 
   void stmt(Block &b, int depth) {
     if (depth < pol_.maxDepth && chance(pol_.condPercent)) {
-      int64_t total = pol_.condWeight + pol_.switchWeight + pol_.whileWeight + pol_.scanWeight;
+      // One construct, drawn by the policy's weights in registry order (the last one when
+      // every weight is 0).
+      const auto &registry = constructRegistry();
+      int64_t total = 0;
+      for (const auto &d : registry) total += pol_.weight(d.kind);
       int64_t x = draw(0, std::max<int64_t>(total, 1) - 1);
-      if ((x -= pol_.condWeight) < 0) condStmt(b, depth);
-      else if ((x -= pol_.switchWeight) < 0) switchStmt(b, depth);
-      else if ((x -= pol_.whileWeight) < 0) whileStmt(b, depth);
-      else scanStmt(b, depth);
+      size_t k = 0;
+      while (k + 1 < registry.size() && (x -= pol_.weight(registry[k].kind)) >= 0) ++k;
+      switch (registry[k].kind) {
+      case ConstructKind::Cond: condStmt(b, depth); break;
+      case ConstructKind::Switch: switchStmt(b, depth); break;
+      case ConstructKind::WhileLoop: whileStmt(b, depth); break;
+      case ConstructKind::Scan: scanStmt(b, depth); break;
+      }
       return;
     }
     for (int t = 0; t < 4; ++t)

@@ -7,61 +7,49 @@
 namespace vf {
 
 namespace {
+
 struct Field {
   const char *name;
   int GenPolicy::*member;
   int lo, hi;
 };
-// The knobs a user may turn from the command line (--gen KEY=VALUE).
+// The knobs a user may turn from the command line (--gen KEY=VALUE): policy.def's.
 constexpr Field kFields[] = {
-    {"max_inputs", &GenPolicy::maxInputs, 1, 16},
-    {"max_rank", &GenPolicy::maxRank, 0, 6},
-    {"max_dim_size", &GenPolicy::maxDimSize, 1, 64},
-    {"max_stmts", &GenPolicy::maxStmts, 1, 64},
-    {"max_depth", &GenPolicy::maxDepth, 0, 8},
-    {"cond_percent", &GenPolicy::condPercent, 0, 100},
-    {"cond_weight", &GenPolicy::condWeight, 0, 100},
-    {"switch_weight", &GenPolicy::switchWeight, 0, 100},
-    {"while_weight", &GenPolicy::whileWeight, 0, 100},
-    {"scan_weight", &GenPolicy::scanWeight, 0, 100},
-    {"scan_inplace_percent", &GenPolicy::scanInplacePercent, 0, 100},
-    {"python_bool_percent", &GenPolicy::pythonBoolPercent, 0, 100},
-    {"domain_op_weight", &GenPolicy::domainOpWeight, 0, 100},
-    {"guarded_cond_percent", &GenPolicy::guardedCondPercent, 0, 100},
-    {"max_operands", &GenPolicy::maxOperands, 0, 8},
-    {"max_region_outputs", &GenPolicy::maxRegionOutputs, 1, 8},
-    {"max_outputs", &GenPolicy::maxOutputs, 1, 8},
-    {"max_levels", &GenPolicy::maxLevels, 1, 3},
-    {"nested_percent", &GenPolicy::nestedPercent, 0, 100},
-    {"none_in_dim_percent", &GenPolicy::noneInDimPercent, 0, 100},
-    {"chunk_percent", &GenPolicy::chunkPercent, 0, 100},
-    {"unbatched_input_percent", &GenPolicy::unbatchedInputPercent, 0, 100},
-    {"unbatched_selector_percent", &GenPolicy::unbatchedSelectorPercent, 0, 100},
-    {"dtype_mask", &GenPolicy::dtypeMask, 1, 127},
-    {"zero_size_percent", &GenPolicy::zeroSizePercent, 0, 100},
-    {"large_batch_percent", &GenPolicy::largeBatchPercent, 0, 100},
-    {"max_total_batch", &GenPolicy::maxTotalBatch, 1, 1 << 20},
-    {"equal_sizes_percent", &GenPolicy::equalSizesPercent, 0, 100},
-    {"randomness_percent", &GenPolicy::randomnessPercent, 0, 100},
-    {"layout_percent", &GenPolicy::layoutPercent, 0, 100},
-    {"max_redraws", &GenPolicy::maxRedraws, 0, 100},
-    {"respecs_per_pass", &GenPolicy::respecsPerPass, 0, 64},
-    {"gpu_tier", &GenPolicy::gpuTier, 0, 1},
-    {"deep_captures", &GenPolicy::deepCaptures, 0, 1},
-    {"keep_unsupported", &GenPolicy::keepUnsupported, 0, 1},
+#define VF_KNOB(key, member, def, lo, hi, what) {#key, &GenPolicy::member, lo, hi},
+#include "generators/policy.def"
+#undef VF_KNOB
 };
+constexpr int kMaxWeight = 100;
+
 } // namespace
 
+std::vector<int> GenPolicy::defaultConstructWeights() {
+  std::vector<int> w(constructRegistry().size());
+  for (const auto &d : constructRegistry()) w.at(static_cast<size_t>(d.kind)) = d.weight;
+  return w;
+}
+
+std::string weightKnob(const ConstructDef &d) { return d.knob + "_weight"; }
+
 std::string setPolicyField(GenPolicy &p, const std::string &key, int64_t value) {
+  auto inRange = [&](int lo, int hi) {
+    return value < lo || value > hi ? key + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(value)
+                                    : std::string();
+  };
   for (const auto &f : kFields) {
     if (key != f.name) continue;
-    if (value < f.lo || value > f.hi)
-      return key + " must be in [" + std::to_string(f.lo) + ", " + std::to_string(f.hi) + "], got " + std::to_string(value);
+    if (std::string bad = inRange(f.lo, f.hi); !bad.empty()) return bad;
     p.*(f.member) = static_cast<int>(value);
     return "";
   }
+  for (const auto &d : constructRegistry()) {
+    if (key != weightKnob(d)) continue;
+    if (std::string bad = inRange(0, kMaxWeight); !bad.empty()) return bad;
+    p.weight(d.kind) = static_cast<int>(value);
+    return "";
+  }
   std::string known;
-  for (const auto &f : kFields) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  for (const auto &n : policyFieldNames()) known += (known.empty() ? "" : ", ") + n;
   return "unknown generator setting '" + key + "' (known: " + known + ")";
 }
 
@@ -91,6 +79,7 @@ std::vector<DType> allowedDTypes(const GenPolicy &p) {
 std::vector<std::string> policyFieldNames() {
   std::vector<std::string> n;
   for (const auto &f : kFields) n.emplace_back(f.name);
+  for (const auto &d : constructRegistry()) n.push_back(weightKnob(d));
   return n;
 }
 

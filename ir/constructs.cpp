@@ -205,15 +205,20 @@ ScanParts scanParts(const Stmt &s) {
 
 const std::vector<ConstructDef> &constructRegistry() {
   static const std::vector<ConstructDef> r = {
-      {ConstructKind::Cond, "cond", "cond", "predicate", "pred", condRegion, condParams, branchResults, "",
-       "from torch._higher_order_ops.cond import cond_op", kCondHelper},
-      {ConstructKind::Switch, "switch", "switch", "index", "switch-index", switchRegion, switchParams, branchResults,
-       "from torch._higher_order_ops.switch import switch", "from torch._higher_order_ops.switch import switch_op",
-       kSwitchHelper},
-      {ConstructKind::WhileLoop, "while_loop", "while", "", "", whileRegion, whileParams, whileResults, "",
-       "from torch._higher_order_ops.while_loop import while_loop_op", kWhileHelper},
-      {ConstructKind::Scan, "scan", "scan", "", "", scanRegion, scanParams, scanResults,
-       "from torch._higher_order_ops.scan import scan", "from torch._higher_order_ops.scan import scan_op", kScanHelper},
+      {.kind = ConstructKind::Cond, .name = "cond", .knob = "cond", .weight = 4, .selector = "predicate", .selectorFeature = "pred",
+       .coverageRows = {"cond-no-operands"}, .regionName = condRegion, .params = condParams, .results = branchResults, .publicImport = "",
+       .directImport = "from torch._higher_order_ops.cond import cond_op", .directHelper = kCondHelper},
+      {.kind = ConstructKind::Switch, .name = "switch", .knob = "switch", .weight = 2, .selector = "index",
+       .selectorFeature = "switch-index", .coverageRows = {}, .regionName = switchRegion, .params = switchParams, .results = branchResults,
+       .publicImport = "from torch._higher_order_ops.switch import switch",
+       .directImport = "from torch._higher_order_ops.switch import switch_op", .directHelper = kSwitchHelper},
+      {.kind = ConstructKind::WhileLoop, .name = "while_loop", .knob = "while", .weight = 2, .selector = "", .selectorFeature = "",
+       .coverageRows = {}, .regionName = whileRegion, .params = whileParams, .results = whileResults, .publicImport = "",
+       .directImport = "from torch._higher_order_ops.while_loop import while_loop_op", .directHelper = kWhileHelper},
+      {.kind = ConstructKind::Scan, .name = "scan", .knob = "scan", .weight = 2, .selector = "", .selectorFeature = "",
+       .coverageRows = {"scan-inplace-buffer"}, .regionName = scanRegion, .params = scanParams, .results = scanResults,
+       .publicImport = "from torch._higher_order_ops.scan import scan",
+       .directImport = "from torch._higher_order_ops.scan import scan_op", .directHelper = kScanHelper},
   };
   return r;
 }

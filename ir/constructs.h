@@ -39,12 +39,15 @@ struct ConstructDef {
   ConstructKind kind;
   std::string name; ///< the op name of the text format and of signatures: "while_loop"
   std::string knob; ///< its generation weight is `--gen KNOB_weight`: "while"
+  int weight;       ///< its default generation weight, relative to the other constructs'
   /// A construct whose first argument picks the region that runs (cond's predicate, switch's
   /// index): the name of that argument, else "". Its regions are alternatives, each yielding
   /// the construct's results; its other arguments are the regions' operands.
   std::string selector;
   /// The coverage feature of the selector's batching: "pred" gives "pred=batched|unbatched".
   std::string selectorFeature;
+  /// Coverage rows of its own uses, besides NAME and NAME-multi-output (harness/campaign/coverage.cpp).
+  std::vector<std::string> coverageRows;
   /// The name of region `i` in messages: "then-branch", "body_fn", "branch 2".
   std::string (*regionName)(size_t i);
   /// Typing: see constructParams and constructResults.

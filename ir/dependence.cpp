@@ -25,15 +25,27 @@ struct DependenceDomain {
   std::unordered_map<ValueId, size_t> index;
 };
 
+/// The walk over `p` from its inputs, each its own bit.
+void walk(const Program &p, ForwardFlow<DependenceDomain> &flow) {
+  std::vector<uint64_t> params;
+  for (size_t i = 0; i < p.body.params.size(); ++i) params.push_back(i < 64 ? uint64_t{1} << i : 0);
+  flow.region(p.body, params);
+}
+
 } // namespace
 
 std::vector<uint64_t> selectorInputs(const Program &p) {
   DependenceDomain d;
   ForwardFlow<DependenceDomain> flow(d);
-  std::vector<uint64_t> params;
-  for (size_t i = 0; i < p.body.params.size(); ++i) params.push_back(i < 64 ? uint64_t{1} << i : 0);
-  flow.region(p.body, params);
+  walk(p, flow);
   return d.order;
+}
+
+std::unordered_map<ValueId, uint64_t> valueInputs(const Program &p) {
+  DependenceDomain d;
+  ForwardFlow<DependenceDomain> flow(d);
+  walk(p, flow);
+  return flow.facts();
 }
 
 } // namespace vf

@@ -3,6 +3,7 @@
 /// from the program's parameters through ops, construct operands, captures, region yields and
 /// loop carries, and through the selectors of enclosing or earlier constructs.
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/program.h"
@@ -14,5 +15,10 @@ namespace vf {
 /// its cond_fn): bit i set when it depends on input i (the first 64 inputs). A selector inside a
 /// loop counts what any iteration may read.
 std::vector<uint64_t> selectorInputs(const Program &p);
+
+/// Which program inputs every value of `p` (region parameters included) is computed from, by the
+/// same walk: bit i set when it depends on input i (the first 64 inputs). A value in a loop
+/// counts what any iteration may read.
+std::unordered_map<ValueId, uint64_t> valueInputs(const Program &p);
 
 } // namespace vf

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 
 #include "harness/backends/exec_config.h"
+#include "harness/backends/system_id.h"
 #include "ir/program.h"
 
 namespace vf {
@@ -45,8 +46,9 @@ struct Outcome {
 class Backend {
 public:
   virtual ~Backend() = default;
-  /// "MODE|DEVICE", e.g. "eager|cpu" or "compile-inductor|cuda": the start of every signature.
-  virtual std::string name() const = 0;
+  /// Which system this is: its kind, mode and device (`id().str()`, "eager|cpu", starts every
+  /// signature).
+  virtual SystemId id() const = 0;
   /// In a gradient mode (grad()), `inputs` are the physical inputs followed by the cotangents,
   /// and the outputs are the gradients of the floating inputs (ir/differentiable.h); in a
   /// forward-mode one (Grad::Jvp) the tangents follow, and the outputs are the tangents of the

@@ -50,20 +50,6 @@ nlohmann::json ExecConfig::toJson() const {
   return j;
 }
 
-ExecConfig execOfSystem(const std::string &system) {
-  auto bar = system.find('|');
-  ExecConfig e = parseMode(system.substr(0, bar)).value_or(ExecConfig{});
-  std::string dev = bar == std::string::npos ? "cpu" : system.substr(bar + 1);
-  e.device = dev == "rocm" ? "cuda" : dev;
-  return e;
-}
-
-std::string replayFlagOf(const std::string &system) {
-  std::string mode = system.substr(0, system.find('|'));
-  // vmapfuzz's --mode parser knows every name knownModes() lists, gradient suffixes included.
-  return mode == "libtorch" ? " --backend libtorch" : " --mode " + mode;
-}
-
 const std::vector<std::string> &knownModes() {
   static const std::vector<std::string> modes = [] {
     std::vector<std::string> base = {"direct", "eager"};

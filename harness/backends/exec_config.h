@@ -61,12 +61,6 @@ struct ExecConfig {
   nlohmann::json toJson() const;
 };
 
-/// The execution a backend name ("compile-inductor|cuda", see Backend::name) stands for.
-ExecConfig execOfSystem(const std::string &system);
-
-/// The flag that makes `vmapfuzz replay` run on a system: " --mode MODE" or " --backend libtorch".
-std::string replayFlagOf(const std::string &system);
-
 /// Every mode name `--mode` accepts.
 const std::vector<std::string> &knownModes();
 /// Parses a mode name (see modeName); nullopt when it is not one.

@@ -13,11 +13,10 @@
 #include <iomanip>
 #include <sstream>
 
-#include "harness/campaign/modes.h"
+#include "harness/report/filing.h"
 #include "harness/backends/exec_config.h"
 #include "harness/report/reproduce.h"
 #include "harness/report/signature.h"
-#include "harness/report/shrinker.h"
 #include "ir/constructs.h"
 #include "ir/text.h"
 
@@ -28,92 +27,123 @@ namespace {
 /// A mismatch's ablation makes at most this many runs (findingSignature).
 constexpr int kAblationProbes = 32;
 
-std::string progressLine(const CampaignStats &s, const FindingStore &store, double secs) {
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string progressLine(const CampaignStats &s, size_t unique, double secs) {
   std::ostringstream os;
   int64_t findings = 0;
   for (int v = 0; v < kVerdictCount; ++v)
     if (isFinding(static_cast<Verdict>(v))) findings += s.byVerdict[v];
   os << "#" << s.cases << " exec/s: " << std::fixed << std::setprecision(1) << (secs > 0 ? s.cases / secs : 0.0)
-     << " findings: " << findings << " (unique " << store.unique() << ")"
+     << " findings: " << findings << " (unique " << unique << ")"
      << " invalid: " << s.byVerdict[static_cast<int>(Verdict::Invalid)]
      << " ambiguous: " << s.byVerdict[static_cast<int>(Verdict::Ambiguous)]
      << " cov: " << s.coverage.brief();
   return os.str();
 }
 
-} // namespace
+/// One case to run, with how it was drawn.
+struct Drawn {
+  Case c;
+  std::optional<Evaluated> evaluated; ///< the margin check's last reference run, reused
+  CaseOrigin origin;                  ///< what its reproduce line replays
+  int64_t index = 0;                  ///< its case index (a re-spec: its program's)
+  std::optional<Mutant> mutant;       ///< coverage guidance: a corpus case or a mutant of one
+  bool respec = false;                ///< a passing program with another batch spec: run in the first mode only
+  double genSeconds = 0;
+  int redraws = 0;
+  bool nearBoundary = false;
+};
 
-namespace {
-
-/// The loop, shared by the job threads. Generation (RapidCheck keeps global state), the
-/// statistics, the store and the log are guarded by mutexes; cases and shrinking run in
-/// parallel.
+/// The loop, shared by the job threads: it draws cases, runs them in the modes of its job,
+/// counts what they gave, and hands every failure to the filing pipeline. Generation (RapidCheck
+/// keeps global state) and the statistics are guarded by mutexes; cases and filing run in parallel.
 class Loop {
 public:
   Loop(const CampaignOptions &opt, FindingStore &store, std::ostream &log)
-      : opt_(opt), store_(store), log_(log), guide_(opt.guided) {}
+      : opt_(opt), log_(log), guide_(opt.guided),
+        filing_(store,
+                {.shrink = opt.shrink, .maxShrinkAttempts = opt.maxShrinkAttempts, .ablationProbes = kAblationProbes,
+                 .genFlags = opt.genFlags, .runFlags = opt.runFlags, .uncheckedDir = opt.uncheckedDir},
+                [this](const std::string &line) { say(line); }) {}
 
   void job(const RunnerSet &runners) {
     for (int64_t i; next(i);) {
-      uint64_t cs = caseSeed(opt_.seed, i);
-      int size = caseSize(i);
-      Case c;
-      double genSeconds;
-      int redraws = 0;
-      bool nearBoundary = false;
-      std::optional<Evaluated> evaluated; // the margin check's last reference run, reused
-      std::optional<Mutant> mutant; // coverage guidance: a corpus case or a mutant of one instead
-      {
-        std::lock_guard<std::mutex> g(genMu_);
-        auto tGen = std::chrono::steady_clock::now();
-        DrawnCase drawn;
-        try {
-          mutant = guide_.next(cs, opt_.policy);
-          drawn = mutant ? keepMargin(mutant->c, opt_.policy.maxRedraws)
-                         : drawCase(cs, size, opt_.policy); // data re-drawn for predicate margins
-        } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
-          throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" + genCommand(cs, size, opt_.genFlags) +
-                                 "): " + e.what());
-        }
-        genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
-        c = std::move(drawn.c);
-        redraws = drawn.redraws;
-        nearBoundary = drawn.nearBoundary;
-        evaluated = std::move(drawn.evaluated);
-        if (evaluated) genSeconds -= evaluated->seconds; // counted as the reference's
-      }
-      const bool passed = runCase(c, std::move(evaluated), runners, false, i, cs, size, mutant ? &*mutant : nullptr, genSeconds,
-                                  redraws, nearBoundary);
+      Drawn d = draw(i);
       // A program that passes runs again with other batch specs and data, where a run is cheap:
       // in the first mode, when it is direct. The program is generated once.
-      if (passed && !mutant && opt_.policy.respecsPerPass > 0 && execOfSystem(runners.front()->backend().name()).direct())
-        for (int k = 0; k < opt_.policy.respecsPerPass && elapsed() < opt_.seconds; ++k) {
-          DrawnCase d;
-          {
-            std::lock_guard<std::mutex> g(genMu_);
-            auto tGen = std::chrono::steady_clock::now();
-            d = drawRespec(c, cs, k, size, opt_.policy);
-            genSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
-            if (d.evaluated) genSeconds -= d.evaluated->seconds;
-          }
-          const Mutant respec{d.c, "re-spec of a passing program", 0}; // no gen line: filed as case.vf
-          if (!runCase(d.c, std::move(d.evaluated), runners, true, i, cs, size, &respec, genSeconds, d.redraws, d.nearBoundary))
-            break;
-        }
+      if (runCase(d, runners) && !d.mutant && opt_.policy.respecsPerPass > 0 && runners.front()->backend().id().exec.direct())
+        for (int k = 0; k < opt_.policy.respecsPerPass && elapsed() < opt_.seconds; ++k)
+          if (!runCase(respec(d, k), runners)) break;
       progress(false);
     }
   }
 
+  CampaignStats finish() {
+    s_.seconds = elapsed();
+    if (guide_.on()) s_.guided = guide_.stats();
+    std::sort(s_.caseIndices.begin(), s_.caseIndices.end());
+    s_.unchecked = filing_.unchecked();
+    progress(true);
+    return s_;
+  }
+
+private:
+  double elapsed() const { return since(t0_); }
+
+  /// Case `i` of the campaign: generated, or a corpus case or mutant of one (coverage guidance),
+  /// its data re-drawn for predicate margins.
+  Drawn draw(int64_t i) {
+    std::lock_guard<std::mutex> g(genMu_);
+    Drawn d;
+    d.index = i;
+    d.origin = {.generated = true, .caseSeed = caseSeed(opt_.seed, i), .size = caseSize(i), .how = ""};
+    auto tGen = std::chrono::steady_clock::now();
+    DrawnCase drawn;
+    try {
+      d.mutant = guide_.next(d.origin.caseSeed, opt_.policy);
+      drawn = d.mutant ? keepMargin(d.mutant->c, opt_.policy.maxRedraws) : drawCase(d.origin.caseSeed, d.origin.size, opt_.policy);
+    } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
+      throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" +
+                             genCommand(d.origin.caseSeed, d.origin.size, opt_.genFlags) + "): " + e.what());
+    }
+    if (d.mutant) d.origin = {.generated = false, .caseSeed = d.origin.caseSeed, .size = d.origin.size,
+                              .how = "a " + d.mutant->how + " mutant of a corpus case"};
+    return settle(d, std::move(drawn), tGen);
+  }
+
+  /// The `k`-th re-spec of a passing program: no gen line makes it, its filed case.vf replays it.
+  Drawn respec(const Drawn &from, int k) {
+    std::lock_guard<std::mutex> g(genMu_);
+    Drawn d;
+    d.index = from.index;
+    d.respec = true;
+    d.origin = {.generated = false, .caseSeed = from.origin.caseSeed, .size = from.origin.size, .how = "a re-spec of a passing program"};
+    auto tGen = std::chrono::steady_clock::now();
+    return settle(d, drawRespec(from.c, from.origin.caseSeed, k, from.origin.size, opt_.policy), tGen);
+  }
+
+  Drawn settle(Drawn &d, DrawnCase drawn, std::chrono::steady_clock::time_point tGen) {
+    d.genSeconds = since(tGen);
+    d.c = std::move(drawn.c);
+    d.redraws = drawn.redraws;
+    d.nearBoundary = drawn.nearBoundary;
+    d.evaluated = std::move(drawn.evaluated);
+    if (d.evaluated) d.genSeconds -= d.evaluated->seconds; // counted as the reference's
+    return std::move(d);
+  }
+
   /// Runs one case in the modes of the job (only the first for a re-spec) and files its
   /// failures; true when it passed in every mode it ran in.
-  bool runCase(const Case &c, std::optional<Evaluated> evaluated, const RunnerSet &runners, bool respec, int64_t i,
-               uint64_t cs, int size, const Mutant *mutant, double genSeconds, int redraws, bool nearBoundary) {
-    Prepared prep = runners.front()->prepare(c, std::move(evaluated));
+  bool runCase(Drawn d, const RunnerSet &runners) {
+    Prepared prep = runners.front()->prepare(d.c, std::move(d.evaluated));
     std::vector<CaseResult> results;
     std::vector<Runner *> ran;
-    for (size_t k = 0; k < (respec ? 1 : runners.size()); ++k) {
-      if (!shouldRun(c, *runners[k], k)) continue;
-      results.push_back(runners[k]->run(c, prep));
+    for (size_t k = 0; k < (d.respec ? 1 : runners.size()); ++k) {
+      if (!shouldRun(d.c, *runners[k], k)) continue;
+      results.push_back(runners[k]->run(d.c, prep));
       ran.push_back(runners[k]);
       std::lock_guard<std::mutex> g(mu_);
       modeSeconds_[k] += results.back().totalSeconds;
@@ -124,49 +154,53 @@ public:
     if (guide_.on()) {
       std::vector<std::string> keys;
       for (const auto &r : results) keys.insert(keys.end(), r.pyCoverage.begin(), r.pyCoverage.end());
-      guide_.observe(c, keys, respec ? nullptr : mutant, elapsed());
+      guide_.observe(d.c, keys, d.respec || !d.mutant ? nullptr : &*d.mutant, elapsed());
     }
     // The inputs and reference were computed once, for all modes: count them once.
     for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      s_.cases++;
-      if (respec) s_.respecCases++;
-      else s_.caseIndices.push_back(i); // a re-spec runs under its program's index
-      s_.coverage.add(c);
-      s_.phases.generate += genSeconds;
-      s_.redrawnCases += redraws > 0;
-      s_.redraws += redraws;
-      s_.nearBoundary += nearBoundary;
-      for (const auto &r : results) count(c, r, cs, size, mutant);
-      if (opt_.caseLog)
-        for (const auto &r : results)
-          *opt_.caseLog << i << "\t" << cs << "\t" << size << "\t" << r.system << "\t" << verdictName(r.verdict) << "\t"
-                        << (isFinding(r.verdict) ? signatureOf(c, r) : "") << "\n";
-    }
+    tally(d, results);
     for (size_t k = 0; k < ran.size(); ++k)
-      if (isFailure(results[k].verdict))
-        file(c, results[k], *ran[k], runners, cs, size, mutant != nullptr);
+      if (isFailure(results[k].verdict)) fileFailure(d, results[k], *ran[k], runners);
     bool passed = !results.empty();
     for (const auto &r : results) passed = passed && r.verdict == Verdict::Pass;
     return passed;
   }
 
-  CampaignStats finish() {
-    s_.seconds = elapsed();
-    if (guide_.on()) s_.guided = guide_.stats();
-    std::sort(s_.caseIndices.begin(), s_.caseIndices.end());
-    progress(true);
-    return s_;
+  /// The case's statistics, and its lines of the case log.
+  void tally(const Drawn &d, const std::vector<CaseResult> &results) {
+    std::lock_guard<std::mutex> g(mu_);
+    s_.cases++;
+    if (d.respec) s_.respecCases++;
+    else s_.caseIndices.push_back(d.index); // a re-spec runs under its program's index
+    s_.coverage.add(d.c);
+    s_.phases.generate += d.genSeconds;
+    s_.redrawnCases += d.redraws > 0;
+    s_.redraws += d.redraws;
+    s_.nearBoundary += d.nearBoundary;
+    for (const auto &r : results) count(d, r);
+    if (opt_.caseLog)
+      for (const auto &r : results)
+        *opt_.caseLog << d.index << "\t" << d.origin.caseSeed << "\t" << d.origin.size << "\t" << r.system.str() << "\t"
+                      << verdictName(r.verdict) << "\t" << (isFinding(r.verdict) ? signatureOf(d.c, r) : "") << "\n";
   }
 
-private:
-  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  /// Hands a failure to the filing pipeline, and counts what filing it did.
+  void fileFailure(const Drawn &d, const CaseResult &r, Runner &runner, const RunnerSet &job) {
+    const FilingBudget budget{.secondsLeft = [this] { return opt_.seconds - elapsed(); },
+                              .runCost = [this](const SystemId &s) { return runCost(s); }};
+    const FilingReport rep = filing_.file(d.c, r, runner, job, d.origin, budget);
+    std::lock_guard<std::mutex> g(mu_);
+    s_.setAside += rep.setAside;
+    s_.shrinkAttempts += rep.shrinkAttempts;
+    s_.shrinkSeconds += rep.shrinkSeconds;
+    s_.phases.shrink += rep.shrinkSeconds;
+    s_.phases.file += rep.fileSeconds;
+  }
 
   /// Whether runner `k` of a job runs this case: not when it cannot batch one of the case's
   /// constructs, and a mode after the first only while it is within its share of the time.
   bool shouldRun(const Case &c, Runner &r, size_t k) {
-    const std::string sys = r.backend().name();
+    const SystemId sys = r.backend().id();
     auto un = opt_.unsupportedIn.find(sys);
     bool skip = false;
     if (un != opt_.unsupportedIn.end())
@@ -179,7 +213,7 @@ private:
       total += others;
       skip = others > opt_.otherModesShare * total;
     }
-    if (skip) s_.skipped[sys]++;
+    if (skip) s_.skipped[sys.str()]++;
     return !skip;
   }
 
@@ -191,243 +225,66 @@ private:
     return opt_.maxCases < 0 || i < opt_.maxCases;
   }
 
-  void count(const Case &c, const CaseResult &r, uint64_t cs, int size, const Mutant *mutant) {
+  /// One run's verdict and times in the statistics. Caller holds mu_.
+  void count(const Drawn &d, const CaseResult &r) {
     s_.runs++;
     s_.phases.add(r);
     s_.byVerdict[static_cast<int>(r.verdict)]++;
-    auto &m = s_.byMode[r.system];
+    auto &m = s_.byMode[r.system.str()];
     m[static_cast<int>(r.verdict)]++;
     s_.systemSeconds += r.systemSeconds;
     s_.referenceSeconds += r.referenceSeconds;
-    s_.secondsByMode[r.system] += r.systemSeconds;
+    s_.secondsByMode[r.system.str()] += r.systemSeconds;
     if (r.verdict == Verdict::Unsupported)
-      for (const auto &f : featuresOf(c))
-        if (isConstruct(f)) s_.unsupported[f + " in " + r.system]++;
+      for (const auto &f : featuresOf(d.c))
+        if (isConstruct(f)) s_.unsupported[f + " in " + r.system.str()]++;
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
       if (s_.invalidReasons[why]++ == 0)
-        s_.invalidExample[why] = mutant ? "a " + mutant->how + " mutant of a corpus case (no gen line)" : genCommand(cs, size, opt_.genFlags);
+        s_.invalidExample[why] = d.origin.generated ? genCommand(d.origin.caseSeed, d.origin.size, opt_.genFlags) : d.origin.how + " (no gen line)";
     }
   }
 
   /// One line in the log, above the live progress line.
   void say(const std::string &line) {
+    std::lock_guard<std::mutex> g(logMu_);
     if (opt_.tty) log_ << "\r\033[K";
     log_ << line << "\n" << std::flush;
   }
 
   void progress(bool last) {
+    const size_t unique = filing_.unique(); // its own lock, never taken while holding mu_
     std::lock_guard<std::mutex> g(mu_);
     double now = elapsed();
     if (!last && now - lastPrint_ < (opt_.tty ? 0.5 : 10.0)) return;
     lastPrint_ = now;
-    std::string line = progressLine(s_, store_, now) + guide_.brief();
-    if (opt_.tty && !last) log_ << "\r\033[K" << line << std::flush;
-    else say(line);
-  }
-
-  struct Pending {
-    Case c;
-    CaseResult r;
-    std::string rep;
-  };
-
-  /// Shrinks a new finding (outside the lock, so other jobs go on) and files it; a finding that
-  /// arrives while the same signature is being shrunk waits in `pending_` and is counted after.
-  void file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, uint64_t cs, int size,
-            bool mutant) {
-    // A corpus case or a mutant has no gen line: its reproduce line replays the filed case.vf.
-    auto reproduce = [&](const std::string &system) {
-      return mutant ? replayCommand(opt_.runFlags, system, "case.vf")
-                    : reproduceLine(cs, size, opt_.genFlags, opt_.runFlags, system);
-    };
-    const std::string rep = reproduce(r.system);
-    // A mismatch is named by its shrunk case's constructs and essential features (ablated once,
-    // signature.h), so the cheap signature of an unshrunk one is first mapped through what
-    // earlier shrinking and ablation found.
-    const std::string sig0 = signatureOf(c, r);
-    std::string sig;
-    bool shrink = false, fresh = false;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      if (shrinking_.count(sig0)) {
-        pending_[sig0].push_back({c, r, rep});
-        return;
-      }
-      if (setAside_.count(sig0)) {
-        s_.setAside++;
-        return;
-      }
-      sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
-      fresh = !store_.known(sig) && r.verdict != Verdict::HarnessBug;
-      shrink = opt_.shrink && fresh;
-    }
-    // --time holds, filing included: a new failure whose checks would end past the deadline is
-    // kept unchecked for a later replay instead.
-    const double checks = fresh ? checksCost(r, job) : 0.0;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      if (shrinking_.count(sig0)) { // another job began shrinking it meanwhile
-        pending_[sig0].push_back({c, r, rep});
-        return;
-      }
-      if (fresh && left() < checks) {
-        keepUnchecked(c, r, sig0, rep);
-        return;
-      }
-      if (shrink) {
-        shrinking_.insert(sig0);
-        say("shrinking a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " (" +
-            std::to_string(c.program.size()) + " statements)...");
-      }
-    }
-    Case filed = c;
-    CaseResult filedResult = r;
-    std::string note;
-    if (shrink) {
-      auto ts = std::chrono::steady_clock::now();
-      ShrinkStats ss;
-      // Shrink in the fastest system of the job that fails the same way (direct before eager
-      // before compile: a direct run takes milliseconds), then confirm in the one that found it.
-      // Looking for a faster system costs a run in each other mode: only when time is left for it.
-      double others = 0;
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        for (Runner *x : job) others += x == &runner ? 0.0 : runCost(x->backend().name());
-      }
-      Runner &fast = left() > checks + 2 * others ? fastestThatFailsAlike(c, r, runner, job) : runner;
-      const CaseResult fastFound = &fast == &runner ? r : fast.run(c);
-      double candidateCost;
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        candidateCost = runCost(fast.backend().name());
-      }
-      filed = shrinkCase(c, [&](const Case &cand) {
-        // Stop accepting when a candidate's run would leave too little time for the checks: the
-        // case stays as small as it got, and --time holds, shrinking included.
-        if (left() < checks + candidateCost) return false;
-        return failsTheSameWay(fastFound, fast.run(cand));
-      }, &ss, opt_.maxShrinkAttempts);
-      if (ss.accepted > 0) { // the shrunk case is confirmed in the system that found it
-        filedResult = runner.run(filed);
-        if (filedResult.verdict != r.verdict) { // flaky: file the case as found
-          filed = c;
-          filedResult = r;
-        }
-      }
-      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
-      std::ostringstream n;
-      n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, "
-        << std::fixed << std::setprecision(1) << took << " s";
-      note = n.str();
-      std::lock_guard<std::mutex> g(mu_);
-      s_.shrinkAttempts += ss.attempts;
-      s_.shrinkSeconds += took;
-      s_.phases.shrink += took;
-    }
-    // A direct-mode finding is run through the public API before it is filed: where it shows
-    // there too, the public run is filed (its repro.py calls torch.cond & co.); where the public
-    // API rejects the program, the failure is an artefact of calling the op directly: set aside.
-    if (fresh && isFinding(filedResult.verdict)) {
-      std::string why;
-      if (!crossCheck(filed, filedResult, job, why)) {
-        std::lock_guard<std::mutex> g(mu_);
-        setAside_.insert(sig0);
-        s_.setAside++;
-        say("set aside (not a torch bug): " + why);
-        for (const auto &p : pending_[sig0]) (void)p, s_.setAside++;
-        pending_.erase(sig0);
-        shrinking_.erase(sig0);
-        return;
-      }
-    }
-    // The filed signature: a mismatch's essential features ablated once, on the shrunk case,
-    // through the system it is filed for (the public API's, where the cross-check chose it).
-    Signature full;
-    full.key = sig;
-    if (fresh) full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), kAblationProbes);
-    std::lock_guard<std::mutex> g(mu_);
-    if (fresh) sig = shrunkSignature_[sig0] = full.key;
-    if (shrink) say("shrunk: " + note);
-    auto tFile = std::chrono::steady_clock::now();
-    // The public API's run is filed where a direct-mode finding shows there too: replay it there.
-    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, full);
-    s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
-    if (rec.isNew) {
-      std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;
-      if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
+    std::string line = progressLine(s_, unique, now) + guide_.brief();
+    if (opt_.tty && !last) {
+      std::lock_guard<std::mutex> l(logMu_);
+      log_ << "\r\033[K" << line << std::flush;
+    } else {
       say(line);
     }
-    if (shrink) {
-      for (const auto &p : pending_[sig0]) store_.record(p.c, p.r, p.rep, "", sig);
-      pending_.erase(sig0);
-      shrinking_.erase(sig0);
-    }
   }
 
-  /// Mean seconds of one run of `system` so far (0 before its first). Caller holds mu_.
-  double runCost(const std::string &system) const {
+  /// Mean seconds of one run of `system` so far (0 before its first).
+  double runCost(const SystemId &system) {
+    std::lock_guard<std::mutex> g(mu_);
     auto it = runCost_.find(system);
     return it == runCost_.end() || it->second.second == 0 ? 0.0 : it->second.first / it->second.second;
   }
 
-  /// What a new finding's checks after shrinking cost, from the mean run times so far: the re-run
-  /// of the shrunk case, a direct-mode finding's run through the public API, and a mismatch's
-  /// ablation (at most kAblationProbes runs of the slower of the two).
-  double checksCost(const CaseResult &r, const RunnerSet &job) {
-    Runner *publicRunner = publicRunnerFor(r.system, job);
-    std::lock_guard<std::mutex> g(mu_);
-    const double own = runCost(r.system);
-    const double pub = publicRunner ? runCost(publicRunner->backend().name()) : 0.0;
-    return own + pub + (r.verdict == Verdict::Mismatch ? kAblationProbes * std::max(own, pub) : 0.0);
-  }
-
-  /// Seconds of the campaign left.
-  double left() const { return opt_.seconds - elapsed(); }
-
-  /// Keeps a new failure unchecked, as a case file that `vmapfuzz replay --reports` checks and
-  /// files, when the deadline leaves no time for its checks. Caller holds mu_.
-  void keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep) {
-    std::string where = "(no folder for unchecked cases)";
-    if (!opt_.uncheckedDir.empty()) {
-      std::filesystem::create_directories(opt_.uncheckedDir);
-      // One file per signature.
-      where = opt_.uncheckedDir + "/" + std::string(verdictName(r.verdict)) + "-" + fnv1aHex(sig0) + ".vf";
-      // A direct-mode failure is filed only after its run through the public API: replay both.
-      ExecConfig e = execOfSystem(r.system);
-      const std::string own = e.modeName();
-      std::string modes = own;
-      if (e.direct()) {
-        e.api = Api::Public;
-        modes += "," + e.modeName();
-      }
-      if (std::find(s_.unchecked.begin(), s_.unchecked.end(), where) != s_.unchecked.end()) return;
-      writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system +
-                                 ", found with too little of the campaign's time left to shrink, cross-check and file it\n"
-                                 "# " + r.summary.substr(0, 300) + "\n# signature (before those checks): " + sig0 +
-                                 "\n# found by: " + rep + "\n# shrink it: vmapfuzz shrink --mode " + own +
-                                 " THIS_FILE\n# check and file it: vmapfuzz replay --mode " + modes + " --reports REPORTS THIS_FILE\n" +
-                                 printCase(c));
-    }
-    s_.unchecked.push_back(where);
-    say("kept unchecked (the time is up): a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " -> " + where);
-  }
-
   const CampaignOptions &opt_;
-  FindingStore &store_;
   std::ostream &log_;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   std::atomic<int64_t> nextK_{0};
-  std::mutex mu_, genMu_;
+  std::mutex mu_, genMu_, logMu_; ///< statistics; the generator; the log (taken last)
   CampaignStats s_;
   Guide guide_;
   double lastPrint_ = 0;
-  std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
-  std::set<std::string> setAside_;                     ///< signatures found that are not torch bugs
   std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
-  std::map<std::string, std::pair<double, int64_t>> runCost_; ///< system -> seconds and number of its runs
-  std::set<std::string> shrinking_;
-  std::map<std::string, std::vector<Pending>> pending_;
+  std::map<SystemId, std::pair<double, int64_t>> runCost_; ///< system -> seconds and number of its runs
+  FilingPipeline filing_;
 };
 
 } // namespace

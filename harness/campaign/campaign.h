@@ -42,7 +42,7 @@ struct CampaignOptions {
   double otherModesShare = 1.0;
   /// Constructs a system has no batching rule for (start-up probes, see learnUnsupported): a case
   /// holding one is not run on that system.
-  std::map<std::string, std::set<std::string>> unsupportedIn;
+  std::map<SystemId, std::set<std::string>> unsupportedIn;
   std::vector<std::string> notGenerated; ///< constructs dropped from the policy by those probes
   GuidedOptions guided; ///< coverage-guided mutation of corpus cases (guided.h)
   /// A new failure found too close to the deadline for its checks (re-run, cross-check through

@@ -156,7 +156,7 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
     }
     for (const auto &[construct, un] : none)
       if (un) {
-        opt.unsupportedIn[r->backend().name()].insert(construct);
+        opt.unsupportedIn[r->backend().id()].insert(construct);
         unsupportedOn[construct]++;
       }
   }
@@ -165,9 +165,8 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
     if (n != static_cast<int>(runners.size())) continue;
     const ConstructDef *def = findConstruct(construct);
     if (!def) continue;
-    std::string knob = def->knob + "_weight";
-    if (!setPolicyField(opt.policy, knob, 0).empty()) continue;
-    opt.genFlags += " --gen " + knob + "=0";
+    opt.policy.weight(def->kind) = 0;
+    opt.genFlags += " --gen " + weightKnob(*def) + "=0";
     dropped.push_back(construct);
     opt.notGenerated.push_back(construct);
   }
@@ -182,7 +181,7 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
 int printCapabilities(const RunnerSet &runners, std::ostream &os) {
   auto probes = capabilityProbes();
   std::vector<std::string> names;
-  for (Runner *r : runners) names.push_back(r->backend().name());
+  for (Runner *r : runners) names.push_back(r->backend().id().str());
   std::vector<size_t> width;
   for (const auto &n : names) width.push_back(std::max<size_t>(n.size() + 2, 27));
   os << std::left << std::setw(12) << "construct" << std::setw(24) << "batched how";

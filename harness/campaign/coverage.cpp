@@ -192,10 +192,15 @@ std::vector<std::string> featuresOf(const Case &c) {
 }
 
 const std::vector<std::string> &Coverage::rows() {
-  static const std::vector<std::string> r = {
-      // constructs and how they are used
-      "cond", "cond-multi-output", "cond-no-operands", "switch", "switch-multi-output", "while_loop",
-      "while_loop-multi-output", "scan", "scan-multi-output", "scan-inplace-buffer", "nested-construct", "capture",
+  static const std::vector<std::string> r = [] {
+    // constructs and how they are used: the registry's
+    std::vector<std::string> rows;
+    for (const auto &d : constructRegistry()) {
+      rows.insert(rows.end(), {d.name, d.name + "-multi-output"});
+      rows.insert(rows.end(), d.coverageRows.begin(), d.coverageRows.end());
+    }
+    const std::vector<std::string> rest = {
+      "nested-construct", "capture",
       // nesting depth of regions
       "depth=1", "depth=2", "depth=3", "depth>=4",
       // predicates, indices and loop conditions, batched or not
@@ -214,6 +219,9 @@ const std::vector<std::string> &Coverage::rows() {
       "dtype=f32", "dtype=f64", "dtype=f16", "dtype=bf16", "dtype=i64", "dtype=i32", "dtype=bool",
       "layout=transposed", "layout=expanded", "layout=strided", "layout=offset", "0-d input", "size-0 dim",
       "size-1 dim", "broadcast"};
+    rows.insert(rows.end(), rest.begin(), rest.end());
+    return rows;
+  }();
   return r;
 }
 
@@ -222,10 +230,14 @@ void Coverage::add(const Case &c) {
 }
 
 std::string Coverage::brief() const {
-  static const std::vector<std::pair<std::string, std::string>> shown = {
-      {"cond", "cond"}, {"switch", "switch"}, {"while_loop", "while"}, {"scan", "scan"}, {"nested-construct", "nested"}, {"capture", "capture"},
-      {"vmap-levels=2", "vmap2"}, {"vmap-levels=3", "vmap3"}, {"in_dims<0", "neg-dim"}, {"in_dims=None", "none-dim"},
-      {"chunk=not-dividing", "chunk-nd"}, {"pred=batched", "bpred"}};
+  // Each construct under its knob's name, then a few features of the batch spec.
+  static const std::vector<std::pair<std::string, std::string>> shown = [] {
+    std::vector<std::pair<std::string, std::string>> s;
+    for (const auto &d : constructRegistry()) s.emplace_back(d.name, d.knob);
+    s.insert(s.end(), {{"nested-construct", "nested"}, {"capture", "capture"}, {"vmap-levels=2", "vmap2"}, {"vmap-levels=3", "vmap3"},
+                       {"in_dims<0", "neg-dim"}, {"in_dims=None", "none-dim"}, {"chunk=not-dividing", "chunk-nd"}, {"pred=batched", "bpred"}});
+    return s;
+  }();
   std::string s;
   for (const auto &[k, label] : shown) {
     auto it = counts_.find(k);

@@ -4,6 +4,7 @@
 /// the system under test, plus peak memory. Accumulated from CaseResults.
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "harness/run/verdict.h"
 
@@ -25,12 +26,23 @@ struct PhaseTimes {
   void add(const CaseResult &r);
   /// Adds another account's phases, every one of them; peak memory is the larger peak.
   PhaseTimes &operator+=(const PhaseTimes &o);
-  /// The harness's own time in the case loop: every phase but `system` and `shrink`.
-  double harness() const { return generate + reference + compare + emit + transport + worker + file; }
+  /// The harness's own time in the case loop: the phases phaseTable() marks as the harness's
+  /// (every phase but `system` and `shrink`).
+  double harness() const;
   /// One block of lines: each phase with seconds and its share of the job time (`jobs`
   /// parallel loops of `wall` seconds each), and peak memory.
   void print(std::ostream &os, double wall, int jobs = 1) const;
 };
+
+/// One phase of PhaseTimes: the one list of them, which adding, the harness total and the
+/// printed table all read.
+struct PhaseInfo {
+  double PhaseTimes::*seconds;
+  const char *name; ///< its row in the printed table ("torch" for `system`)
+  bool harness;     ///< the harness's own work (counted in PhaseTimes::harness)
+};
+/// Every phase, in the printed table's order.
+const std::vector<PhaseInfo> &phaseTable();
 
 /// Peak resident memory of this process, in KiB (getrusage).
 int64_t selfPeakRssKb();

@@ -1,6 +1,6 @@
 #include "harness/campaign/replay.h"
 
-#include "harness/campaign/modes.h"
+#include "harness/report/modes.h"
 #include "harness/report/reproduce.h"
 #include "harness/report/signature.h"
 

@@ -23,6 +23,99 @@ double since(std::chrono::steady_clock::time_point t) {
 
 } // namespace
 
+namespace {
+
+/// One fault's campaign: cases with the fault planted until one is killed, shrunk while it stays
+/// killed. Killed: a finding with the fault planted that clean torch does not share.
+class FaultCampaign {
+public:
+  FaultCampaign(const std::string &fault, const SelftestOptions &opt, Backend &faulty, Backend &clean, FaultResult &res)
+      : fault_(fault), opt_(opt), faulty_(faulty), clean_(clean), res_(res), guide_(opt.guided) {}
+
+  void run() {
+    const bool direct = faulty_.backend().id().exec.direct();
+    for (int64_t i = 0; opt_.casesPerFault < 0 || res_.cases < opt_.casesPerFault; ++i) {
+      if (since(t0_) >= opt_.secondsPerFault) break;
+      uint64_t cs = caseSeed(opt_.seed, i);
+      int size = caseSize(i);
+      auto tg = std::chrono::steady_clock::now();
+      std::optional<Mutant> mutant = guide_.next(cs, opt_.policy);
+      // The campaign's draw: the reproduce line regenerates it.
+      Case c = mutant ? keepMargin(mutant->c, opt_.policy.maxRedraws).c : drawCase(cs, size, opt_.policy).c;
+      res_.phases.generate += since(tg);
+      int got = detects(c, cs, size, !mutant);
+      if (got > 0) break;
+      // As in a campaign: a passing program runs again with other batch specs (direct mode).
+      for (int k = 0; got == 0 && !mutant && direct && k < opt_.policy.respecsPerPass; ++k) {
+        if (since(t0_) >= opt_.secondsPerFault || (opt_.casesPerFault >= 0 && res_.cases >= opt_.casesPerFault)) break;
+        tg = std::chrono::steady_clock::now();
+        Case again = drawRespec(c, cs, k, size, opt_.policy).c;
+        res_.phases.generate += since(tg);
+        got = detects(again, cs, size, false);
+      }
+      if (res_.detected) break;
+    }
+    if (!res_.detected) res_.seconds = since(t0_);
+  }
+
+private:
+  const std::string &fault_;
+  const SelftestOptions &opt_;
+  Runner faulty_, clean_;
+  FaultResult &res_;
+  Guide guide_; ///< each fault's campaign grows its own corpus
+  const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+
+  /// (Runs while shrinking count as shrinking only: `account` false.)
+  bool killed(const Case &c, const CaseResult &r, bool account) {
+    if (!isFinding(r.verdict)) return false;
+    CaseResult cr = clean_.run(c);
+    if (account) res_.phases.add(cr);
+    return cr.verdict == Verdict::Pass;
+  }
+
+  /// One case: run with the fault planted; a detection is shrunk and ends the fault's campaign
+  /// (1; 0 a pass, -1 anything else). A corpus mutant or a re-spec has no gen line: it is
+  /// replayed from OUT/<fault>.vf.
+  int detects(const Case &c, uint64_t cs, int size, bool generated) {
+    CaseResult r = faulty_.run(c);
+    res_.phases.add(r);
+    res_.cases++;
+    if (guide_.on()) guide_.observe(c, r.pyCoverage, nullptr, since(t0_));
+    if (!killed(c, r, true)) {
+      if (isFinding(r.verdict)) res_.findingsClean++;
+      return r.verdict == Verdict::Pass ? 0 : -1;
+    }
+    res_.detected = true;
+    res_.seconds = since(t0_);
+    res_.verdict = std::string(verdictName(r.verdict));
+    res_.summary = r.summary;
+    res_.sizeFound = res_.sizeShrunk = c.program.size();
+    const std::string runFlags = runFlagsOf({fault_}, false);
+    res_.reproduce = generated ? reproduceLine(cs, size, opt_.genFlags, runFlags, r.system) : replayCommand(runFlags, r.system, fault_ + ".vf");
+    res_.shrunkCase = printCase(opt_.shrink ? shrink(c, r) : c);
+    return 1;
+  }
+
+  /// Shrinking keeps what makes it a detection: a finding with the fault, a pass without.
+  Case shrink(const Case &c, const CaseResult &r) {
+    auto ts = std::chrono::steady_clock::now();
+    ShrinkStats ss;
+    Case shrunk = shrinkCase(c, [&](const Case &cand) {
+      if (since(ts) > 120) return false;
+      CaseResult fr = faulty_.run(cand);
+      return fr.verdict == r.verdict && killed(cand, fr, false);
+    }, &ss, opt_.maxShrinkAttempts);
+    res_.shrinkSeconds = since(ts);
+    res_.shrinkAttempts = ss.attempts;
+    res_.phases.shrink += res_.shrinkSeconds;
+    res_.sizeShrunk = shrunk.program.size();
+    return shrunk;
+  }
+};
+
+} // namespace
+
 FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &opt, const BackendFactory &make,
                              Backend &clean, std::ostream &log) {
   FaultResult res;
@@ -35,76 +128,7 @@ FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &op
     res.error = e.what();
     return res;
   }
-  Runner faultyRunner(*faulty), cleanRunner(clean);
-  // Killed: a finding with the fault planted that clean torch does not share.
-  // (Runs while shrinking count as shrinking only.)
-  auto killed = [&](const Case &c, const CaseResult &r, bool account) {
-    if (!isFinding(r.verdict)) return false;
-    CaseResult cr = cleanRunner.run(c);
-    if (account) res.phases.add(cr);
-    return cr.verdict == Verdict::Pass;
-  };
-  auto t0 = std::chrono::steady_clock::now();
-  Guide guide(opt.guided); // each fault's campaign grows its own corpus
-  const bool direct = execOfSystem(faulty->name()).direct();
-  // One case: run with the fault planted; a detection is shrunk and ends the fault's campaign.
-  // A corpus mutant or a re-spec has no gen line: it is replayed from OUT/<fault>.vf.
-  auto detects = [&](const Case &c, uint64_t cs, int size, bool generated) {
-    CaseResult r = faultyRunner.run(c);
-    res.phases.add(r);
-    res.cases++;
-    if (guide.on()) guide.observe(c, r.pyCoverage, nullptr, since(t0));
-    if (!killed(c, r, true)) {
-      if (isFinding(r.verdict)) res.findingsClean++;
-      return r.verdict == Verdict::Pass ? 0 : -1;
-    }
-    res.detected = true;
-    res.seconds = since(t0);
-    res.verdict = std::string(verdictName(r.verdict));
-    res.summary = r.summary;
-    res.sizeFound = res.sizeShrunk = c.program.size();
-    res.reproduce = generated ? reproduceLine(cs, size, opt.genFlags, runFlagsOf({fault}, false), r.system)
-                              : replayCommand(runFlagsOf({fault}, false), r.system, fault + ".vf");
-    Case shrunk = c;
-    if (opt.shrink) {
-      auto ts = std::chrono::steady_clock::now();
-      ShrinkStats ss;
-      // Shrinking keeps what makes it a detection: a finding with the fault, a pass without.
-      shrunk = shrinkCase(c, [&](const Case &cand) {
-        if (since(ts) > 120) return false;
-        CaseResult fr = faultyRunner.run(cand);
-        return fr.verdict == r.verdict && killed(cand, fr, false);
-      }, &ss, opt.maxShrinkAttempts);
-      res.shrinkSeconds = since(ts);
-      res.shrinkAttempts = ss.attempts;
-      res.phases.shrink += res.shrinkSeconds;
-      res.sizeShrunk = shrunk.program.size();
-    }
-    res.shrunkCase = printCase(shrunk);
-    return 1;
-  };
-  for (int64_t i = 0; opt.casesPerFault < 0 || res.cases < opt.casesPerFault; ++i) {
-    if (since(t0) >= opt.secondsPerFault) break;
-    uint64_t cs = caseSeed(opt.seed, i);
-    int size = caseSize(i);
-    auto tg = std::chrono::steady_clock::now();
-    std::optional<Mutant> mutant = guide.next(cs, opt.policy);
-    // The campaign's draw: the reproduce line regenerates it.
-    Case c = mutant ? keepMargin(mutant->c, opt.policy.maxRedraws).c : drawCase(cs, size, opt.policy).c;
-    res.phases.generate += since(tg);
-    int got = detects(c, cs, size, !mutant);
-    if (got > 0) break;
-    // As in a campaign: a passing program runs again with other batch specs (direct mode).
-    for (int k = 0; got == 0 && !mutant && direct && k < opt.policy.respecsPerPass; ++k) {
-      if (since(t0) >= opt.secondsPerFault || (opt.casesPerFault >= 0 && res.cases >= opt.casesPerFault)) break;
-      tg = std::chrono::steady_clock::now();
-      Case again = drawRespec(c, cs, k, size, opt.policy).c;
-      res.phases.generate += since(tg);
-      got = detects(again, cs, size, false);
-    }
-    if (res.detected) break;
-  }
-  if (!res.detected) res.seconds = since(t0);
+  FaultCampaign(fault, opt, *faulty, clean, res).run();
   log << "selftest: " << fault << ": " << (res.detected ? "detected" : "not detected") << " after " << res.cases
       << " cases, " << std::fixed << std::setprecision(1) << res.seconds << " s";
   if (res.detected) log << " (" << res.verdict << ": " << res.summary.substr(0, 160) << ")";

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/report/filed_reports.h"
+#include "harness/report/triage.h"
 
 namespace vf {
 
@@ -36,11 +37,7 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
   for (const auto &[sig, rec] : store.all()) {
     if (rec.hitsNow == 0) continue;
     fresh += rec.isNew;
-    // A signature is "MODE|DEVICE|VERDICT|...".
-    size_t a = sig.find('|'), b = a == std::string::npos ? a : sig.find('|', a + 1);
-    size_t c = b == std::string::npos ? b : sig.find('|', b + 1);
-    std::string verdict = c == std::string::npos ? "" : sig.substr(b + 1, c - b - 1);
-    j["findings"].push_back({{"signature", sig}, {"verdict", verdict},
+    j["findings"].push_back({{"signature", sig}, {"verdict", parseSignature(sig).verdict},
                              {"new", rec.isNew}, {"hits", rec.hitsNow}, {"dir", rec.dir}});
   }
   j["new_findings"] = fresh;

@@ -34,7 +34,7 @@ int replay(const ReplayFlags &f) {
   for (size_t i = 0; i < cases.size(); ++i) {
     // The reproduce line names the case.vf filed beside the report, not this machine's path.
     for (const auto &[r, failing, filed, setAside] : replayCase(cases[i], runners, store.get(), runFlags(f.systems), "case.vf")) {
-      std::cout << files[i] << ": " << (runners.size() > 1 ? r.system + ": " : "") << verdictName(r.verdict);
+      std::cout << files[i] << ": " << (runners.size() > 1 ? r.system.str() + ": " : "") << verdictName(r.verdict);
       if (!r.summary.empty()) std::cout << ": " << r.summary;
       std::cout << "\n";
       for (size_t k = 0; k < r.expected.size(); ++k) std::cout << "  expected output " << k << ": " << describeTensor(r.expected[k]) << "\n";

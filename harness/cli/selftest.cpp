@@ -27,24 +27,8 @@ struct SelftestFlags {
   int64_t mutateShare = 0; ///< > 0: coverage-guided, as a campaign's --mutate-share
 };
 
-int selftest(const SelftestFlags &f) {
-  SelftestOptions opt;
-  opt.secondsPerFault = static_cast<double>(f.seconds);
-  opt.casesPerFault = f.cases;
-  opt.seed = f.seed;
-  opt.targetRate = static_cast<double>(f.target) / 100.0;
-  opt.policy = policyFrom(f.systems);
-  opt.shrink = !f.noShrink;
-  opt.genFlags = genFlagsOf(f.systems.gen);
-  std::string faultsScript = std::filesystem::path(defaultWorkerScript()).parent_path() / "vmapfuzz_faults.py";
-  auto known = listFaults(f.systems.python, faultsScript);
-  if (f.list) {
-    for (const auto &[name, doc] : known) std::cout << name << "\t" << doc << "\n";
-    return kClean;
-  }
-  auto mode = parseMode(f.systems.modes);
-  if (!mode) throw UsageError("--mode: selftest runs in one mode, got '" + f.systems.modes + "'");
-  const ExecConfig exec = *mode;
+/// The faults to plant: --fault's, else every fault the mode can see, then the control.
+std::vector<std::string> faultsFor(const SelftestFlags &f, const ExecConfig &exec, const std::vector<std::pair<std::string, std::string>> &known) {
   std::vector<std::string> faults = f.systems.faults;
   if (faults.empty()) {
     // A gradient mode plants the faults in the autograd of batched control flow, any other
@@ -58,37 +42,28 @@ int selftest(const SelftestFlags &f) {
   for (const auto &x : faults)
     if (x != kNoFault && std::none_of(known.begin(), known.end(), [&](const auto &k) { return k.first == x; }))
       throw UsageError("unknown fault '" + x + "' (vmapfuzz selftest --list shows them)");
-  SystemFlags clean = f.systems;
-  clean.faults.clear();
-  // Guided: the faulty workers collect coverage of torch's batching code (the default files),
-  // and every fault's campaign mutates the cases that reached new coverage.
-  WorkerConfig faultyWorker = workerConfig(clean);
-  if (f.mutateShare > 0) {
-    faultyWorker.coverage = "default";
-    auto probe = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(faultyWorker), exec, "cpu");
-    nlohmann::json info;
-    try {
-      info = probe->hello();
-    } catch (const std::runtime_error &e) {
-      throw EnvironmentError(e.what());
-    }
-    if (info.contains("coverage_error")) throw EnvironmentError("--mutate-share needs coverage: " + info["coverage_error"].get<std::string>());
-    opt.guided.on = true;
-    opt.guided.table = PyCovTable::fromJson(info.value("coverage_table", nlohmann::json()));
-    opt.guided.mutateShare = static_cast<double>(f.mutateShare) / 100.0;
+  return faults;
+}
+
+/// Guided: the faulty workers collect coverage of torch's batching code (the default files),
+/// and every fault's campaign mutates the cases that reached new coverage.
+void guide(const SelftestFlags &f, const ExecConfig &exec, WorkerConfig &faultyWorker, SelftestOptions &opt) {
+  faultyWorker.coverage = "default";
+  auto probe = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(faultyWorker), exec, "cpu");
+  nlohmann::json info;
+  try {
+    info = probe->hello();
+  } catch (const std::runtime_error &e) {
+    throw EnvironmentError(e.what());
   }
-  auto cleanBackend = startBackend(clean, std::cerr, exec);
-  BackendFactory make = [&](const std::vector<std::string> &planted) -> std::unique_ptr<Backend> {
-    WorkerConfig w = faultyWorker;
-    w.faults = planted;
-    auto b = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(w), exec, "cpu");
-    b->hello(); // starts the worker and plants the fault: a fault that does not plant fails here
-    return b;
-  };
-  std::cerr << "vmapfuzz selftest: " << faults.size() << " faults, " << opt.secondsPerFault << " s each, seed " << opt.seed
-            << "\n";
-  std::vector<FaultResult> results;
-  for (const auto &x : faults) results.push_back(runFaultCampaign(x, opt, make, *cleanBackend, std::cerr));
+  if (info.contains("coverage_error")) throw EnvironmentError("--mutate-share needs coverage: " + info["coverage_error"].get<std::string>());
+  opt.guided.on = true;
+  opt.guided.table = PyCovTable::fromJson(info.value("coverage_table", nlohmann::json()));
+  opt.guided.mutateShare = static_cast<double>(f.mutateShare) / 100.0;
+}
+
+/// The table (and under --out its Markdown and each detection's shrunk case), then the phases.
+void report(const SelftestFlags &f, const std::vector<FaultResult> &results) {
   std::ostringstream table;
   printSelftestTable(results, table);
   std::cout << table.str();
@@ -108,6 +83,44 @@ int selftest(const SelftestFlags &f) {
     all += r.phases;
   }
   all.print(std::cerr, wall);
+}
+
+int selftest(const SelftestFlags &f) {
+  SelftestOptions opt;
+  opt.secondsPerFault = static_cast<double>(f.seconds);
+  opt.casesPerFault = f.cases;
+  opt.seed = f.seed;
+  opt.targetRate = static_cast<double>(f.target) / 100.0;
+  opt.policy = policyFrom(f.systems);
+  opt.shrink = !f.noShrink;
+  opt.genFlags = genFlagsOf(f.systems.gen);
+  std::string faultsScript = std::filesystem::path(defaultWorkerScript()).parent_path() / "vmapfuzz_faults.py";
+  auto known = listFaults(f.systems.python, faultsScript);
+  if (f.list) {
+    for (const auto &[name, doc] : known) std::cout << name << "\t" << doc << "\n";
+    return kClean;
+  }
+  auto mode = parseMode(f.systems.modes);
+  if (!mode) throw UsageError("--mode: selftest runs in one mode, got '" + f.systems.modes + "'");
+  const ExecConfig exec = *mode;
+  const std::vector<std::string> faults = faultsFor(f, exec, known);
+  SystemFlags clean = f.systems;
+  clean.faults.clear();
+  WorkerConfig faultyWorker = workerConfig(clean);
+  if (f.mutateShare > 0) guide(f, exec, faultyWorker, opt);
+  auto cleanBackend = startBackend(clean, std::cerr, exec);
+  BackendFactory make = [&](const std::vector<std::string> &planted) -> std::unique_ptr<Backend> {
+    WorkerConfig w = faultyWorker;
+    w.faults = planted;
+    auto b = std::make_unique<TorchBackend>(std::make_shared<WorkerProcess>(w), exec, "cpu");
+    b->hello(); // starts the worker and plants the fault: a fault that does not plant fails here
+    return b;
+  };
+  std::cerr << "vmapfuzz selftest: " << faults.size() << " faults, " << opt.secondsPerFault << " s each, seed " << opt.seed
+            << "\n";
+  std::vector<FaultResult> results;
+  for (const auto &x : faults) results.push_back(runFaultCampaign(x, opt, make, *cleanBackend, std::cerr));
+  report(f, results);
   return selftestTargetMet(results, opt.targetRate) ? kClean : kFound;
 }
 

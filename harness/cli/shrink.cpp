@@ -29,7 +29,7 @@ int shrink(const ShrinkFlags &f) {
   Runner &runner = *systems->runners().front();
   CaseResult r = runner.run(c);
   if (r.verdict == Verdict::Pass || r.verdict == Verdict::Unsupported)
-    throw UsageError(f.files[0] + ": " + std::string(verdictName(r.verdict)) + " in " + r.system + ", nothing to shrink");
+    throw UsageError(f.files[0] + ": " + std::string(verdictName(r.verdict)) + " in " + r.system.str() + ", nothing to shrink");
   std::cerr << "vmapfuzz shrink: " << verdictName(r.verdict) << ": " << r.summary << "\n";
   ShrinkStats ss;
   Case small = shrinkCase(c, [&](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); }, &ss,

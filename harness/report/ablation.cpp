@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "harness/report/shrinker.h"
 #include "ir/constructs.h"
+#include "ir/dependence.h"
 #include "ir/validate.h"
 
 namespace vf {
@@ -17,61 +19,62 @@ using Inputs = std::set<size_t>; // indices of program inputs
 /// One role a construct's arguments play: its predicate, its operands, ...
 struct Role {
   std::string op, role; ///< "cond", "predicate"
+  size_t construct;     ///< which construct, in program order: the roles of one construct share it
   Inputs deps;          ///< the program inputs the role's values depend on
   bool selector;        ///< chooses what runs (predicate, index, trip count): probed whole
 };
 
-/// Which program inputs each value depends on (through ops, construct operands and captures),
-/// and the roles of every construct's arguments, in program order.
-struct Flow {
-  std::map<ValueId, Inputs> deps;
-  std::vector<Role> roles;
+/// The roles of every construct's arguments, in program order, each with the program inputs its
+/// values depend on: the data flow of ir/dataflow.h (ir/dependence.h), the one walk every
+/// analysis shares.
+class Roles {
+public:
+  explicit Roles(const Program &p) : deps_(valueInputs(p)) { block(p.body); }
+  const std::vector<Role> &all() const { return roles_; }
 
-  Inputs of(const std::vector<ValueId> &ids, size_t from = 0, size_t to = SIZE_MAX) {
+private:
+  std::unordered_map<ValueId, uint64_t> deps_;
+  std::vector<Role> roles_;
+  size_t constructs_ = 0;
+
+  Inputs of(const std::vector<ValueId> &ids, size_t from = 0, size_t to = SIZE_MAX) const {
     Inputs out;
-    for (size_t k = from; k < ids.size() && k < to; ++k) out.insert(deps[ids[k]].begin(), deps[ids[k]].end());
+    for (size_t k = from; k < ids.size() && k < to; ++k) {
+      auto it = deps_.find(ids[k]);
+      for (size_t i = 0; it != deps_.end() && i < 64; ++i)
+        if (it->second >> i & 1) out.insert(i);
+    }
     return out;
+  }
+
+  void add(const Stmt &s, const std::string &role, Inputs deps, bool selector) {
+    roles_.push_back({s.op, role, constructs_, std::move(deps), selector});
   }
 
   void block(const Block &b) {
     for (const auto &s : b.stmts) {
-      if (s.regions.empty()) {
-        Inputs d = of(s.args);
-        for (const auto &r : s.results) deps[r.id] = d;
-        continue;
-      }
-      // Region parameters take the construct's trailing arguments (cond and switch: after the
-      // predicate or index; while_loop: the carries; scan: carries, then slices of xs).
-      Inputs all = of(s.args);
-      std::vector<Inputs> yields;
-      for (const auto &r : s.regions) {
-        size_t first = s.args.size() >= r.params.size() ? s.args.size() - r.params.size() : 0;
-        for (size_t k = 0; k < r.params.size(); ++k) deps[r.params[k].id] = first + k < s.args.size() ? deps[s.args[first + k]] : all;
-        block(r);
-        yields.push_back(of(r.yields));
-      }
-      Inputs res = all;
-      for (const auto &y : yields) res.insert(y.begin(), y.end());
-      for (const auto &r : s.results) deps[r.id] = res;
+      if (s.regions.empty()) continue;
+      for (const auto &r : s.regions) block(r);
       const ConstructDef &def = constructOf(s);
       switch (def.kind) {
       case ConstructKind::Cond:
       case ConstructKind::Switch:
-        roles.push_back({s.op, def.selector, of(s.args, 0, 1), true});
-        roles.push_back({s.op, "operands", of(s.args, 1), false});
+        add(s, def.selector, of(s.args, 0, 1), true);
+        add(s, "operands", of(s.args, 1), false);
         break;
-      case ConstructKind::WhileLoop:
-        roles.push_back({s.op, "trip count", yields.empty() ? all : yields[0], true});
-        roles.push_back({s.op, "carries", all, false});
+      case ConstructKind::WhileLoop: // the trip count is what cond_fn yields
+        add(s, "trip count", s.regions[0].yields.empty() ? of(s.args) : of(s.regions[0].yields, 0, 1), true);
+        add(s, "carries", of(s.args), false);
         break;
       case ConstructKind::Scan: {
         const ScanParts p = scanParts(s);
-        roles.push_back({s.op, "carries", of(s.args, 0, p.carries), false});
-        roles.push_back({s.op, "xs", of(s.args, p.carries, p.carries + p.xs), false});
-        if (p.bufs > 0) roles.push_back({s.op, "buffers", of(s.args, p.carries + p.xs), false});
+        add(s, "carries", of(s.args, 0, p.carries), false);
+        add(s, "xs", of(s.args, p.carries, p.carries + p.xs), false);
+        if (p.bufs > 0) add(s, "buffers", of(s.args, p.carries + p.xs), false);
         break;
       }
       }
+      ++constructs_;
     }
   }
 };
@@ -140,145 +143,173 @@ std::string atLevel(size_t l, size_t n) {
   return "at the " + levelName(l, n) + (n == 2 ? " level" : "");
 }
 
-} // namespace
+/// One ablation: the features of a case probed in a fixed order, each change run once.
+class Ablator {
+public:
+  Ablator(const Case &c, const StillFailsProbe &stillFails, int maxProbes)
+      : c_(c), stillFails_(stillFails), maxProbes_(maxProbes), n_(c.spec.levels.size()) {}
 
-Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes) {
-  Ablation a;
-  std::set<std::string> features;
-  const size_t n = c.spec.levels.size();
-  // One probe: essential when the changed case is valid and no longer fails the same way. An
-  // invalid change, or one past the budget, says nothing: the feature is not listed.
-  auto essential = [&](const Case &cand) {
+  Ablation run() {
+    roles();
+    nesting();
+    for (size_t l = 0; l < n_; ++l) {
+      dims(l);
+      chunking(l);
+    }
+    dtypes();
+    a_.features.assign(features_.begin(), features_.end());
+    return a_;
+  }
+
+private:
+  const Case &c_;
+  const StillFailsProbe &stillFails_;
+  const int maxProbes_;
+  const size_t n_;
+  Ablation a_;
+  std::set<std::string> features_;
+  std::set<std::string> tried_;
+  std::map<std::string, size_t> rolePhrase_; ///< "the predicate of cond" -> its phrase
+
+  /// One probe: essential when the changed case is valid and no longer fails the same way. An
+  /// invalid change, or one past the budget, says nothing: the feature is not listed.
+  bool essential(const Case &cand) {
     if (!validateCase(cand).empty()) return false;
-    if (a.probes >= maxProbes) {
-      a.capped = true;
+    if (a_.probes >= maxProbes_) {
+      a_.capped = true;
       return false;
     }
-    ++a.probes;
-    return !stillFails(cand);
-  };
-  auto add = [&](const std::string &f, const std::string &phrase) {
-    if (features.insert(f).second) a.phrases.push_back(phrase);
-  };
+    ++a_.probes;
+    return !stillFails_(cand);
+  }
 
-  Flow flow;
-  for (size_t i = 0; i < c.program.body.params.size(); ++i) flow.deps[c.program.body.params[i].id] = {i};
-  flow.block(c.program.body);
+  void add(const std::string &f, const std::string &phrase) {
+    if (features_.insert(f).second) a_.phrases.push_back(phrase);
+  }
 
-  // 1. Roles of the constructs, per level: a batched role unbatched (its inputs' in_dims to
-  //    None), an unbatched role batched (in_dims 0). Selectors first, whole; a data role only
-  //    through the inputs no other role of its construct depends on, so that unbatching the
-  //    operands does not unbatch the predicate too.
-  std::set<std::string> tried;
-  std::map<std::string, size_t> rolePhrase; // "the predicate of cond" -> its phrase
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t ri = 0; ri < flow.roles.size(); ++ri) {
-      const Role &role = flow.roles[ri];
-      if (role.selector != (pass == 0)) continue;
-      Inputs probe = role.deps;
-      if (!role.selector)
-        for (size_t rj = 0; rj < flow.roles.size(); ++rj) {
-          const Role &other = flow.roles[rj];
-          // The roles of the same construct sit next to each other in `roles`.
-          if (rj == ri || other.op != role.op || (rj / 2) != (ri / 2)) continue;
-          for (size_t i : other.deps) probe.erase(i);
-        }
-      if (probe.empty()) continue;
-      for (size_t l = 0; l < n; ++l) {
-        const auto &dims = c.spec.levels[l].in_dims;
-        bool batched = false;
-        for (size_t i : role.deps) batched |= dims[i].has_value();
-        Case cand = c;
-        bool changed = false;
-        for (size_t i : probe) {
-          auto &d = cand.spec.levels[l].in_dims[i];
-          if (batched && d) d.reset(), changed = true;
-          if (!batched && !d) d = 0, changed = true;
-        }
-        if (!changed) continue;
-        keepLevelsBatched(cand);
-        std::string f = role.op + "." + role.role + ":" + (batched ? "batched@" : "unbatched@") + levelName(l, n);
-        if (features.count(f) || !tried.insert(f).second) continue;
-        if (!essential(cand)) continue;
-        // A second level of the same role joins the first's phrase: "the predicate of cond is
-        // batched at the outer level and not at the inner level".
-        std::string who = "the " + role.role + " of " + role.op;
-        if (auto it = rolePhrase.find(who); it != rolePhrase.end()) {
-          features.insert(f);
-          a.phrases[it->second] += std::string(" and ") + (batched ? "" : "not ") + atLevel(l, n);
-          continue;
-        }
-        rolePhrase[who] = a.phrases.size();
-        add(f, "the " + role.role + " of " + role.op + (role.role == "operands" || role.role == "carries" || role.role == "xs" || role.role == "buffers" ? " are " : " is ") +
-                     (batched ? "" : "not ") + "batched " + atLevel(l, n));
+  /// 1. Roles of the constructs, per level: a batched role unbatched (its inputs' in_dims to
+  ///    None), an unbatched role batched (in_dims 0). Selectors first, whole; a data role only
+  ///    through the inputs no other role of its construct depends on, so that unbatching the
+  ///    operands does not unbatch the predicate too.
+  void roles() {
+    const Roles roles(c_.program);
+    const std::vector<Role> &all = roles.all();
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t ri = 0; ri < all.size(); ++ri) {
+        const Role &role = all[ri];
+        if (role.selector != (pass == 0)) continue;
+        Inputs probe = role.deps;
+        if (!role.selector)
+          for (size_t rj = 0; rj < all.size(); ++rj)
+            if (rj != ri && all[rj].construct == role.construct)
+              for (size_t i : all[rj].deps) probe.erase(i);
+        if (probe.empty()) continue;
+        for (size_t l = 0; l < n_; ++l) roleAtLevel(role, probe, l);
       }
-    }
+  }
 
-  // 2. Nesting: a level taken away.
-  for (size_t l = 0; n > 1 && l < n; ++l) {
-    Case cand = c;
-    cand.spec.levels.erase(cand.spec.levels.begin() + l);
-    if (essential(cand)) {
-      add("nested", "vmap is nested (" + std::to_string(n) + " levels)");
-      break;
+  void roleAtLevel(const Role &role, const Inputs &probe, size_t l) {
+    const auto &dims = c_.spec.levels[l].in_dims;
+    bool batched = false;
+    for (size_t i : role.deps) batched |= dims[i].has_value();
+    Case cand = c_;
+    bool changed = false;
+    for (size_t i : probe) {
+      auto &d = cand.spec.levels[l].in_dims[i];
+      if (batched && d) d.reset(), changed = true;
+      if (!batched && !d) d = 0, changed = true;
+    }
+    if (!changed) return;
+    keepLevelsBatched(cand);
+    std::string f = role.op + "." + role.role + ":" + (batched ? "batched@" : "unbatched@") + levelName(l, n_);
+    if (features_.count(f) || !tried_.insert(f).second) return;
+    if (!essential(cand)) return;
+    // A second level of the same role joins the first's phrase: "the predicate of cond is
+    // batched at the outer level and not at the inner level".
+    const std::string who = "the " + role.role + " of " + role.op;
+    if (auto it = rolePhrase_.find(who); it != rolePhrase_.end()) {
+      features_.insert(f);
+      a_.phrases[it->second] += std::string(" and ") + (batched ? "" : "not ") + atLevel(l, n_);
+      return;
+    }
+    rolePhrase_[who] = a_.phrases.size();
+    const bool plural = role.role == "operands" || role.role == "carries" || role.role == "xs" || role.role == "buffers";
+    add(f, who + (plural ? " are " : " is ") + (batched ? "" : "not ") + "batched " + atLevel(l, n_));
+  }
+
+  /// 2. Nesting: a level taken away.
+  void nesting() {
+    for (size_t l = 0; n_ > 1 && l < n_; ++l) {
+      Case cand = c_;
+      cand.spec.levels.erase(cand.spec.levels.begin() + static_cast<std::ptrdiff_t>(l));
+      if (essential(cand)) {
+        add("nested", "vmap is nested (" + std::to_string(n_) + " levels)");
+        return;
+      }
     }
   }
 
-  // 3. in_dims and out_dims: negative ones made positive (the same dim), positive ones 0.
-  for (size_t l = 0; l < n; ++l) {
-    const auto &lv = c.spec.levels[l];
+  /// 3. in_dims and out_dims of level `l`: negative ones made positive (the same dim), positive ones 0.
+  void dims(size_t l) {
+    const auto &lv = c_.spec.levels[l];
     for (int sign : {-1, 1}) {
-      Case cand = c;
+      Case cand = c_;
       bool changed = false;
       for (size_t i = 0; i < lv.in_dims.size(); ++i) {
         auto &d = cand.spec.levels[l].in_dims[i];
         if (!d || (sign < 0 ? *d >= 0 : *d <= 0)) continue;
-        d = sign < 0 ? *d + inputRankAt(c, i, l) : 0;
+        d = sign < 0 ? *d + inputRankAt(c_, i, l) : 0;
         changed = true;
       }
       if (changed && essential(cand))
-        add(std::string("in_dims") + (sign < 0 ? "<0@" : ">0@") + levelName(l, n),
-            std::string(sign < 0 ? "an in_dim is negative " : "an in_dim is positive (not 0) ") + atLevel(l, n));
-      cand = c;
+        add(std::string("in_dims") + (sign < 0 ? "<0@" : ">0@") + levelName(l, n_),
+            std::string(sign < 0 ? "an in_dim is negative " : "an in_dim is positive (not 0) ") + atLevel(l, n_));
+      cand = c_;
       changed = false;
       for (size_t o = 0; o < lv.out_dims.size(); ++o) {
         auto &d = cand.spec.levels[l].out_dims[o];
         if (sign < 0 ? d >= 0 : d <= 0) continue;
-        d = sign < 0 ? d + outputRankAt(c, o, l) : 0;
+        d = sign < 0 ? d + outputRankAt(c_, o, l) : 0;
         changed = true;
       }
       if (changed && essential(cand))
-        add(std::string("out_dims") + (sign < 0 ? "<0@" : ">0@") + levelName(l, n),
-            std::string(sign < 0 ? "an out_dim is negative " : "an out_dim is positive (not 0) ") + atLevel(l, n));
-    }
-    // 4. Chunking.
-    if (lv.chunk_size) {
-      Case cand = c;
-      cand.spec.levels[l].chunk_size.reset();
-      if (essential(cand)) add("chunk_size@" + levelName(l, n), "chunk_size is set " + atLevel(l, n));
+        add(std::string("out_dims") + (sign < 0 ? "<0@" : ">0@") + levelName(l, n_),
+            std::string(sign < 0 ? "an out_dim is negative " : "an out_dim is positive (not 0) ") + atLevel(l, n_));
     }
   }
 
-  // 5. Dtype class: every input of one class moved to another (float -> int64, int -> float32,
-  //    bool -> int64); only where the program still type-checks.
-  for (const char *cls : {"float", "int", "bool"}) {
-    Case cand = c;
-    bool changed = false;
-    for (auto &p : cand.program.body.params) {
-      DType d = p.type.dtype;
-      std::string k = isFloating(d) ? "float" : isIntegral(d) ? "int" : "bool";
-      if (k != cls) continue;
-      p.type.dtype = k == "int" ? DType::f32 : DType::i64;
-      changed = true;
-    }
-    if (!changed || !reinferTypes(cand.program)) continue;
-    const std::string to = std::string(cls) == "int" ? "float32" : "int64";
-    if (essential(cand)) add(std::string("dtype=") + cls, std::string("the ") + cls + " inputs keep a " + cls + " dtype (made " + to + ", it passes)");
+  /// 4. Chunking of level `l`.
+  void chunking(size_t l) {
+    if (!c_.spec.levels[l].chunk_size) return;
+    Case cand = c_;
+    cand.spec.levels[l].chunk_size.reset();
+    if (essential(cand)) add("chunk_size@" + levelName(l, n_), "chunk_size is set " + atLevel(l, n_));
   }
 
-  a.features.assign(features.begin(), features.end());
-  return a;
-}
+  /// 5. Dtype class: every input of one class moved to another (float -> int64, int -> float32,
+  ///    bool -> int64); only where the program still type-checks.
+  void dtypes() {
+    for (const char *cls : {"float", "int", "bool"}) {
+      Case cand = c_;
+      bool changed = false;
+      for (auto &p : cand.program.body.params) {
+        DType d = p.type.dtype;
+        std::string k = isFloating(d) ? "float" : isIntegral(d) ? "int" : "bool";
+        if (k != cls) continue;
+        p.type.dtype = k == "int" ? DType::f32 : DType::i64;
+        changed = true;
+      }
+      if (!changed || !reinferTypes(cand.program)) continue;
+      const std::string to = std::string(cls) == "int" ? "float32" : "int64";
+      if (essential(cand))
+        add(std::string("dtype=") + cls, std::string("the ") + cls + " inputs keep a " + cls + " dtype (made " + to + ", it passes)");
+    }
+  }
+};
+
+} // namespace
+
+Ablation ablate(const Case &c, const StillFailsProbe &stillFails, int maxProbes) { return Ablator(c, stillFails, maxProbes).run(); }
 
 std::string essentialSentence(const Ablation &a) {
   if (a.phrases.empty()) return "no single feature of the batching was found necessary: it fails whatever was changed";

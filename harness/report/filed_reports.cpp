@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <sys/wait.h>
 
+#include "harness/backends/system_id.h"
 #include "harness/report/findings.h"
 
 namespace fs = std::filesystem;
@@ -149,9 +150,9 @@ std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
   md << "| hits | verdict | root cause | modes | reports | open |\n| --- | --- | --- | --- | --- | --- |\n";
   for (const auto &g : causes) {
     std::string systems, folders;
-    for (auto x : g.systems) { // "eager|cpu" -> "eager (cpu)": a '|' would end the table cell
-      if (auto bar = x.find('|'); bar != std::string::npos) x = x.substr(0, bar) + " (" + x.substr(bar + 1) + ")";
-      systems += (systems.empty() ? "" : ", ") + x;
+    for (const auto &x : g.systems) { // "eager (cpu)": a '|' would end the table cell
+      auto id = SystemId::parse(x);
+      systems += (systems.empty() ? "" : ", ") + (id ? id->display() : x);
     }
     for (const auto &x : g.reports) folders += (folders.empty() ? "" : ", ") + ("`" + x + "`");
     md << "| " << g.hits << " | " << g.parts.verdict << " | " << rootCauseText(g.parts) << " | " << systems << " | "

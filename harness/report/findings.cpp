@@ -114,9 +114,9 @@ void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) 
 std::string title(const Case &c, const CaseResult &r) {
   std::string list = constructList(c);
   std::string what = list.empty() ? "torch.vmap" : "torch.vmap of torch." + list.substr(0, list.find_first_of("-,"));
-  if (r.verdict == Verdict::Mismatch && forwardMode(execOfSystem(r.system).grad))
+  if (r.verdict == Verdict::Mismatch && forwardMode(r.system.grad()))
     return "torch.func.jvp of " + what + " differs from the per-example derivatives";
-  if (r.verdict == Verdict::Mismatch && execOfSystem(r.system).gradient())
+  if (r.verdict == Verdict::Mismatch && r.system.exec.gradient())
     return "the gradients of " + what + " differ from those of running each example alone";
   if (r.verdict == Verdict::Mismatch) return what + " returns a different result than running each example alone";
   if (r.verdict == Verdict::BatchedError) return what + " raises " + r.errorType + " where each example alone runs";
@@ -138,8 +138,8 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
        << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs") << " differs.\n\n";
   if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
   // A gradient mode's outputs are the gradients of the floating inputs, named by input.
-  const bool grad = execOfSystem(r.system).gradient();
-  const bool jvp = forwardMode(execOfSystem(r.system).grad);
+  const bool grad = r.system.exec.gradient();
+  const bool jvp = forwardMode(r.system.grad());
   auto item = [&](size_t i) {
     auto gin = gradInputs(c.program);
     auto gout = gradOutputs(c.program);
@@ -147,11 +147,11 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
     return grad && i < gin.size() ? "gradient of x" + std::to_string(c.program.body.params[gin[i]].id) : "output " + std::to_string(i);
   };
   if (jvp) {
-    md << "Mode `" << r.system << "`: " << execOfSystem(r.system).modeName()
+    md << "Mode `" << r.system.str() << "`: " << r.system.modeName()
        << " computes the tangents of the floating outputs of the batched program (torch.func.jvp with random tangents, "
           "in repro.py); they should equal the per-example Jacobian-vector products (plain autograd).\n\n";
   } else if (grad) {
-    md << "Mode `" << r.system << "`: " << execOfSystem(r.system).modeName()
+    md << "Mode `" << r.system.str() << "`: " << r.system.modeName()
        << " computes the gradients of the floating inputs of the batched program (a vector-Jacobian product with random "
           "cotangents, in repro.py); they should equal those of running each example alone under plain autograd.\n\n";
   }
@@ -173,7 +173,7 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
           "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
   for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected " << item(i) << ": `" << describeTensor(r.expected[i]) << "`\n";
   md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
-     << emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
+     << emitModule(c, r.system.exec.api, r.system.grad()) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
      << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
   md << "## Environment\n\n";
   for (auto it = env.begin(); it != env.end(); ++it)
@@ -236,7 +236,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   // A forward bug met in a gradient mode is reported as the forward mode's: its report and
   // repro.py show the forward values that differ.
   CaseResult r = found;
-  if (found.forwardDiffers) r.system = forwardSystem(found.system);
+  if (found.forwardDiffers) r.system = found.system.forward();
   std::string sig = full.key;
   // A signature filed under another name (an old one, or a merged folder's) counts there.
   if (auto a = aliases_.find(sig); a != aliases_.end()) sig = a->second;
@@ -267,11 +267,11 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   rec.dir = dir_ + "/" + name;
   fs::create_directories(rec.dir);
   writeFileAtomic(rec.dir + "/case.vf", printCase(c));
-  writeFileAtomic(rec.dir + "/program.py", emitModule(c, execOfSystem(r.system).api, execOfSystem(r.system).grad));
+  writeFileAtomic(rec.dir + "/program.py", emitModule(c, r.system.exec.api, r.system.grad()));
   std::ostringstream head;
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
-  ro.exec = execOfSystem(r.system);
+  ro.exec = r.system.exec;
   ro.preloads = preloadsOf(opt_.environment);
   copyPreloads(ro.preloads, rec.dir);
   if (r.againBatchSize) {
@@ -291,11 +291,11 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   // The environment of this finding: the campaign's, with the mode and device that found it.
   nlohmann::json env = opt_.environment;
   env["mode"] = ro.exec.modeName();
-  env["device"] = r.system.substr(r.system.find('|') + 1);
+  env["device"] = r.system.device;
   std::ostringstream res;
-  res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system << "\nsignature: " << sig << "\nsummary: " << r.summary
+  res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system.str() << "\nsignature: " << sig << "\nsummary: " << r.summary
       << "\nreproduce: " << reproduceLine << "\n";
-  if (found.forwardDiffers) res << "found in: " << found.system << " (its forward values already differ)\n";
+  if (found.forwardDiffers) res << "found in: " << found.system.str() << " (its forward values already differ)\n";
   if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << (full.probes == 1 ? " ablation run)\n" : " ablation runs)\n");
   if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
   if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";

@@ -2,7 +2,6 @@
 
 #include <regex>
 
-#include "harness/backends/exec_config.h"
 
 namespace vf {
 
@@ -25,12 +24,12 @@ std::string genCommand(uint64_t caseSeed, int size, const std::string &genFlags)
   return "vmapfuzz gen --case-seed " + std::to_string(caseSeed) + " --size " + std::to_string(size) + genFlags;
 }
 
-std::string replayCommand(const std::string &runFlags, const std::string &system, const std::string &file) {
-  return "vmapfuzz replay" + runFlags + replayFlagOf(system) + " " + file;
+std::string replayCommand(const std::string &runFlags, const SystemId &system, const std::string &file) {
+  return "vmapfuzz replay" + runFlags + system.replayFlag() + " " + file;
 }
 
 std::string reproduceLine(uint64_t caseSeed, int size, const std::string &genFlags, const std::string &runFlags,
-                          const std::string &system) {
+                          const SystemId &system) {
   return genCommand(caseSeed, size, genFlags) + " > case.vf && " + replayCommand(runFlags, system, "case.vf");
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/backends/system_id.h"
+
 namespace vf {
 
 /// " --gen K=V" for each generator setting: what every gen command repeats.
@@ -15,11 +17,11 @@ std::string runFlagsOf(const std::vector<std::string> &faults, bool float64, con
 
 /// `vmapfuzz gen --case-seed S --size N` with `genFlags`: prints the case a campaign drew.
 std::string genCommand(uint64_t caseSeed, int size, const std::string &genFlags);
-/// `vmapfuzz replay` with `runFlags` and the flag that picks `system` (a backend's name,
-/// "MODE|DEVICE": --mode MODE, or --backend libtorch), on `file`.
-std::string replayCommand(const std::string &runFlags, const std::string &system, const std::string &file);
+/// `vmapfuzz replay` with `runFlags` and the flag that picks `system` (--mode MODE, or --backend
+/// libtorch), on `file`.
+std::string replayCommand(const std::string &runFlags, const SystemId &system, const std::string &file);
 /// The gen command into case.vf, then the replay command on it.
 std::string reproduceLine(uint64_t caseSeed, int size, const std::string &genFlags, const std::string &runFlags,
-                          const std::string &system);
+                          const SystemId &system);
 
 } // namespace vf

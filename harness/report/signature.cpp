@@ -26,8 +26,8 @@ void constructs(const Block &b, std::map<std::string, int> &seen) {
 /// the forward pass, or forward values that already differ) keeps the forward mode's name
 /// (findingSystem), so a nightly with gradient modes does not file a known forward bug again.
 std::string systemOf(const CaseResult &r) {
-  if (r.system.rfind("libtorch|", 0) == 0 && r.verdict == Verdict::BatchedError) return "eager|cpu";
-  return findingSystem(r);
+  if (r.system.isLibtorch() && r.verdict == Verdict::BatchedError) return SystemId{}.str();
+  return findingSystem(r).str();
 }
 
 } // namespace
@@ -62,11 +62,13 @@ std::string differenceKind(const CaseResult &r, bool withOutputs) {
   return out;
 }
 
-std::string shrinkKey(const CaseResult &r) {
-  std::string head = systemOf(r) + "|" + std::string(verdictName(r.verdict)) + "|";
+std::string failureKey(const CaseResult &r) {
+  std::string head = std::string(verdictName(r.verdict)) + "|";
   if (r.verdict == Verdict::Mismatch) return head + differenceKind(r);
   return head + errorSignature(r.errorType, r.errorMessage, r.traceback);
 }
+
+std::string shrinkKey(const CaseResult &r) { return systemOf(r) + "|" + failureKey(r); }
 
 bool failsTheSameWay(const CaseResult &found, const CaseResult &now) {
   return now.verdict == found.verdict && shrinkKey(now) == shrinkKey(found);

@@ -37,6 +37,8 @@ std::string differenceKind(const CaseResult &r, bool withOutputs = false);
 /// The cheap per-candidate key shrinking keeps: "mode|device|verdict|kind" for a mismatch, the
 /// error signature otherwise.
 std::string shrinkKey(const CaseResult &r);
+/// shrinkKey without the mode and device it starts with: "verdict|kind", "verdict|error...".
+std::string failureKey(const CaseResult &r);
 
 /// Shrinking keeps a candidate when it fails as the case did: the same `shrinkKey`.
 bool failsTheSameWay(const CaseResult &found, const CaseResult &now);

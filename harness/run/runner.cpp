@@ -7,6 +7,7 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
+#include "harness/run/classify.h"
 #include "ir/buffers.h"
 #include "ir/differentiable.h"
 #include "ir/precision.h"
@@ -32,8 +33,6 @@ bool saysUnsupported(const Outcome &o) {
       std::regex::icase);
   return std::regex_search(o.errorType + ": " + o.errorMessage, re);
 }
-
-std::string firstLine(const std::string &s) { return errorGist(s).substr(0, 300); }
 
 /// torch's words for vmap's in-place rule (an in-place op whose other operand is batched where
 /// its self is not): functorch's own check, and the broadcast check add_ and mul_ meet first
@@ -70,208 +69,221 @@ Prepared Runner::prepare(const Case &c, std::optional<Evaluated> given) const {
   return p;
 }
 
+namespace {
+
+/// Gathers what `classify` needs for one case on one system: the reference's facts, the batched
+/// run, and each further run only when the decision asks for it. It only runs and compares; the
+/// verdict is classify's. Its CaseResult carries the timings and what the finding shows.
+class Observer {
+public:
+  Observer(Backend &backend, const Case &c, const Prepared &prep, Runner &runner, CaseResult &r)
+      : b_(backend), c_(c), prep_(prep), runner_(runner), r_(r), mode_(backend.grad()) {}
+
+  /// The facts of the reference, before any run of the system.
+  Observations reference() const {
+    Observations o;
+    const RefResult &ref = prep_.reference;
+    o.grad = mode_;
+    o.precompile = r_.system.exec.precompile;
+    o.referenceError = ref.error;
+    if (grad()) {
+      o.gradInputs = !gradInputs(c_.program).empty();
+      o.derivativeError = prep_.derivatives(mode_)->error;
+    }
+    o.boundary = boundaryOf(prep_);
+    o.forwardBoundary = std::min(ref.minMargin, ref.domain.min);
+    o.domainReason = ref.domain.reason(kAmbiguityMargin);
+    return o;
+  }
+
+  void gather(Decision::Need need, Observations &o) {
+    switch (need) {
+    case Decision::Need::Batched: batched(o); break;
+    case Decision::Need::Forward: forward(o); break;
+    case Decision::Need::PerExample: o.perExample = perExample(o, RunMode::PerExample); break;
+    case Decision::Need::PerExampleFunc: o.perExampleFunc = perExample(o, RunMode::PerExampleFunc); break;
+    case Decision::Need::Nothing: break;
+    }
+  }
+
+  /// Puts the results a finding shows into the CaseResult.
+  void show(Shown shown) {
+    if (shown == Shown::SecondCall) {
+      r_.againBatchSize = again_->spec.levels[0].size;
+      r_.expected = expectedOf(againPrep_);
+      if (batched_.status == Outcome::Status::Ok) r_.actual = batched_.againOutputs;
+    } else if (shown == Shown::ForwardOnly) {
+      r_.expected = prep_.reference.outputs;
+      r_.actual = forward_;
+      r_.tolerances = outputTolerances(c_.program);
+      r_.forwardDiffers = true;
+      r_.errorType.clear(); // what autograd made of the wrong forward values is not the finding
+      r_.errorMessage.clear();
+      r_.traceback.clear();
+    }
+  }
+
+private:
+  Backend &b_;
+  const Case &c_;
+  const Prepared &prep_;
+  Runner &runner_;
+  CaseResult &r_;
+  const Grad mode_;
+  std::optional<Case> again_; ///< a compiled function's second call: the case at another batch size
+  Prepared againPrep_;
+  Outcome batched_;
+  std::vector<at::Tensor> forward_;
+
+  bool grad() const { return mode_ != Grad::None; }
+
+  void account(const Outcome &o) {
+    r_.systemSeconds += o.systemSeconds;
+    r_.emitSeconds += o.emitSeconds;
+    r_.transportSeconds += o.transportSeconds;
+    r_.workerSeconds += o.workerSeconds;
+    r_.workerRssKb = std::max(r_.workerRssKb, o.workerRssKb);
+  }
+
+  /// Every comparison is of the same program's outputs (or gradients): with r.tolerances.
+  Comparison compare(const std::vector<at::Tensor> &expected, const std::vector<at::Tensor> &actual,
+                     const std::vector<Tolerance> *tolerances = nullptr) {
+    auto tc = std::chrono::steady_clock::now();
+    Comparison cmp = compareOutputs(expected, actual, tolerances ? *tolerances : r_.tolerances);
+    if (grad() && !tolerances && !cmp.equal) cmp.detail = gradientDetail(c_, cmp.detail, expected, actual, forwardMode(mode_));
+    r_.compareSeconds += since(tc);
+    return cmp;
+  }
+
+  /// What the system is given, and what it must return: in a gradient mode the cotangents (the
+  /// tangents) follow the inputs, and the gradients (the output tangents) are expected.
+  std::vector<at::Tensor> systemInputs(const Prepared &p) const {
+    std::vector<at::Tensor> in = p.inputs;
+    if (grad()) in.insert(in.end(), p.directions(mode_).begin(), p.directions(mode_).end());
+    return in;
+  }
+  const std::vector<at::Tensor> &expectedOf(const Prepared &p) const {
+    return grad() ? p.derivatives(mode_)->gradients : p.reference.outputs;
+  }
+  /// Where a comparison, a kink, a non-finite reference gradient or a taken path outside (or at
+  /// the edge of) an op's domain makes a difference unreliable.
+  double boundaryOf(const Prepared &p) const {
+    double m = std::min(p.reference.minMargin, p.reference.domain.min);
+    if (const RefVjp *d = grad() ? p.derivatives(mode_) : nullptr) m = std::min({m, d->minMargin, d->minKink, d->finite ? 1e300 : 0.0});
+    return m;
+  }
+
+  /// Each output's tolerance follows the precision it was computed in (ir/precision.h); a
+  /// gradient depends on the whole program.
+  std::vector<Tolerance> tolerancesOf(const std::vector<at::Tensor> &expected) const {
+    if (!grad()) return outputTolerances(c_.program);
+    std::vector<Tolerance> t;
+    const auto precision = programPrecision(c_.program);
+    for (const auto &e : expected) t.push_back(toleranceFor(e.scalar_type(), precision));
+    return t;
+  }
+
+  /// The batched run; a compiled function is called a second time at another batch size: its
+  /// guards must recompile or generalise, never return a stale result.
+  void batched(Observations &o) {
+    r_.expected = expectedOf(prep_);
+    r_.tolerances = tolerancesOf(r_.expected);
+    if (b_.checksRecompiles()) {
+      again_ = atAnotherBatchSize(c_);
+      againPrep_ = runner_.prepare(*again_);
+      r_.referenceSeconds += againPrep_.seconds;
+      if (!againPrep_.reference.error.empty()) again_.reset();
+    }
+    const auto inputs = systemInputs(prep_);
+    batched_ = again_ ? b_.runTwice(c_, inputs, *again_, systemInputs(againPrep_)) : b_.run(c_, inputs, RunMode::Batched);
+    const Outcome &b = batched_;
+    account(b);
+    r_.errorType = b.errorType;
+    r_.errorMessage = b.errorMessage;
+    r_.traceback = b.traceback;
+    r_.actual = b.outputs;
+    r_.pyCoverage = std::move(batched_.pyCoverage);
+    o.batchedRan = true;
+    o.batched = b.status;
+    o.errorType = b.errorType;
+    o.errorMessage = b.errorMessage;
+    o.afterSaveLoad = b.afterSaveLoad;
+    if (again_) {
+      o.again = true;
+      o.firstSize = c_.spec.levels[0].size;
+      o.againSize = again_->spec.levels[0].size;
+      o.againBoundary = boundaryOf(againPrep_);
+    }
+    if (b.status == Outcome::Status::Ok) {
+      o.first = compare(expectedOf(prep_), b.outputs);
+      if (o.first.equal && again_) o.second = compare(expectedOf(againPrep_), b.againOutputs);
+    } else if (b.status == Outcome::Status::Error) {
+      o.failedOnSecondCall = again_ && b.failedCall == 1;
+      if (grad()) o.gradientPass = gradientPassOf(b.traceback);
+      o.bufferHazard = bufferBatchingHazard(failedCase(o));
+      o.saysInplaceRule = saysInplaceRule(b.errorMessage);
+      o.saysUnsupported = saysUnsupported(b);
+    }
+  }
+
+  /// A gradient mode's batched forward values alone, no derivative.
+  void forward(Observations &o) {
+    Outcome f = b_.run(c_, prep_.inputs, RunMode::BatchedForward);
+    account(f);
+    RunObservation w{f.status, f.errorType, f.errorMessage, {}};
+    if (f.status == Outcome::Status::Ok) {
+      const std::vector<Tolerance> tol = outputTolerances(c_.program);
+      w.cmp = compare(prep_.reference.outputs, f.outputs, &tol);
+      forward_ = f.outputs;
+    }
+    o.forward = w;
+  }
+
+  const Case &failedCase(const Observations &o) const { return o.failedOnSecondCall ? *again_ : c_; }
+
+  /// Each example alone (RunMode::PerExample, or through the function transform), of the call
+  /// that failed; its values are compared where the batched run returned some.
+  RunObservation perExample(const Observations &o, RunMode mode) {
+    const Case &failed = failedCase(o);
+    Outcome u = b_.run(failed, systemInputs(o.failedOnSecondCall ? againPrep_ : prep_), mode);
+    account(u);
+    RunObservation w{u.status, u.errorType, u.errorMessage, {}};
+    if (mode == RunMode::PerExample && u.status == Outcome::Status::Ok && o.batched == Outcome::Status::Ok)
+      w.cmp = compare(expectedOf(prep_), u.outputs);
+    return w;
+  }
+};
+
+} // namespace
+
 CaseResult Runner::run(const Case &c, const Prepared &given) {
   auto t0 = std::chrono::steady_clock::now();
   // A gradient mode compares the gradients of the floating inputs (a VJP with the case's
   // cotangents) instead of the outputs, a forward-mode one the tangents of the floating outputs
   // (a JVP with the case's tangents); the reference's is added when another mode prepared.
   const Grad mode = backend_.grad();
-  const bool grad = mode != Grad::None;
-  const bool jvp = forwardMode(mode);
   std::optional<Prepared> withGrad;
-  if (grad && !given.derivatives(mode)) {
+  if (mode != Grad::None && !given.derivatives(mode)) {
     withGrad = given;
     addGradients(c, *withGrad, opt_, mode);
   }
   const Prepared &prep = withGrad ? *withGrad : given;
   CaseResult r;
-  r.system = backend_.name();
-  auto account = [&r](const Outcome &o) {
-    r.systemSeconds += o.systemSeconds;
-    r.emitSeconds += o.emitSeconds;
-    r.transportSeconds += o.transportSeconds;
-    r.workerSeconds += o.workerSeconds;
-    r.workerRssKb = std::max(r.workerRssKb, o.workerRssKb);
-  };
-  // Each output's tolerance follows the precision it was computed in (ir/precision.h).
-  auto tolerancesOf = [&c, grad](const std::vector<at::Tensor> &expected) {
-    if (!grad) return outputTolerances(c.program);
-    std::vector<Tolerance> t;
-    const auto precision = programPrecision(c.program); // a gradient depends on the whole program
-    for (const auto &e : expected) t.push_back(toleranceFor(e.scalar_type(), precision));
-    return t;
-  };
-  // Every comparison is of the same program's outputs (or gradients): r.tolerances, set once.
-  auto compare = [&r, &c, grad, jvp](const std::vector<at::Tensor> &a, const std::vector<at::Tensor> &b) {
-    auto tc = std::chrono::steady_clock::now();
-    Comparison cmp = compareOutputs(a, b, r.tolerances);
-    if (grad && !cmp.equal) cmp.detail = gradientDetail(c, cmp.detail, a, b, jvp);
-    r.compareSeconds += since(tc);
-    return cmp;
-  };
-  // What the system is given, and what it must return: in a gradient mode the cotangents (the
-  // tangents) follow the inputs, and the gradients (the output tangents) are expected.
-  auto systemInputs = [grad, mode](const Prepared &p) {
-    std::vector<at::Tensor> in = p.inputs;
-    if (grad) in.insert(in.end(), p.directions(mode).begin(), p.directions(mode).end());
-    return in;
-  };
-  auto expectedOf = [grad, mode](const Prepared &p) -> const std::vector<at::Tensor> & {
-    return grad ? p.derivatives(mode)->gradients : p.reference.outputs;
-  };
-  // Where a comparison, a kink, a non-finite reference gradient or a taken path outside (or at
-  // the edge of) an op's domain makes a difference unreliable.
-  auto boundaryOf = [grad, mode](const Prepared &p) {
-    double m = std::min(p.reference.minMargin, p.reference.domain.min);
-    if (const RefVjp *d = grad ? p.derivatives(mode) : nullptr)
-      m = std::min({m, d->minMargin, d->minKink, d->finite ? 1e300 : 0.0});
-    return m;
-  };
-  const auto inputs = systemInputs(prep);
-  const RefResult &ref = prep.reference;
+  r.system = backend_.id();
   r.referenceSeconds = prep.seconds;
-  auto finish = [&](Verdict v, std::string summary) {
-    r.verdict = v;
-    r.summary = std::move(summary);
+  Observer observer(backend_, c, prep, *this, r);
+  Observations o = observer.reference();
+  for (Decision d = classify(o);; d = classify(o)) {
+    if (d.need != Decision::Need::Nothing) {
+      observer.gather(d.need, o);
+      continue;
+    }
+    observer.show(d.shown);
+    r.verdict = d.verdict;
+    r.summary = std::move(d.summary);
     r.totalSeconds = since(t0) + prep.seconds;
     return r;
-  };
-  // The harness's own code around a run failed (the worker's serialisation, say): our bug.
-  auto harnessFailed = [&](const char *run, const Outcome &o) {
-    return finish(Verdict::HarnessBug, std::string("the harness failed around the ") + run + " run: " + o.errorType + ": " +
-                                           firstLine(o.errorMessage));
-  };
-  if (!ref.error.empty()) return finish(Verdict::Invalid, "the reference interpreter rejects the program: " + firstLine(ref.error));
-  if (grad && gradInputs(c.program).empty()) return finish(Verdict::Invalid, "no floating input: no gradient to compare");
-  if (grad && !prep.derivatives(mode)->error.empty())
-    return finish(Verdict::Invalid, "the reference's autograd rejects the program: " + firstLine(prep.derivatives(mode)->error));
-  r.expected = expectedOf(prep);
-  r.tolerances = tolerancesOf(r.expected);
-  // A comparison near its boundary only matters when the results differ: then rounding may
-  // have flipped it, and the case is discarded rather than reported. In a gradient mode, so
-  // does an op's argument next to a point where it has no derivative, or a reference gradient
-  // that is not finite.
-  bool nearBoundary = boundaryOf(prep) < kAmbiguityMargin;
-
-  // A compiled function is called a second time at another batch size: its guards must
-  // recompile or generalise, never return a stale result.
-  std::optional<Case> again;
-  Prepared againPrep;
-  if (backend_.checksRecompiles()) {
-    again = atAnotherBatchSize(c);
-    againPrep = prepare(*again);
-    r.referenceSeconds += againPrep.seconds;
-    if (!againPrep.reference.error.empty()) again.reset();
   }
-  // A gradient mode's finding may be a forward bug met on the way: the batched program's forward
-  // values already differ (a wrong shape then makes the backward pass raise, or the gradients
-  // differ with it). Then the finding is that forward mismatch, filed as the forward mode's
-  // (findingSystem), so a known forward bug is not filed again as a new derivative bug. One more
-  // run, for findings only; forward values near a decision boundary decide nothing. (Not with a
-  // compiled function's second call, `again`.)
-  auto forwardBug = [&]() -> std::optional<std::string> {
-    if (!grad || again || std::min(ref.minMargin, ref.domain.min) < kAmbiguityMargin) return std::nullopt;
-    Outcome f = backend_.run(c, prep.inputs, RunMode::BatchedForward);
-    account(f);
-    if (f.status != Outcome::Status::Ok) return std::nullopt;
-    std::vector<Tolerance> tol = outputTolerances(c.program);
-    auto tc = std::chrono::steady_clock::now();
-    Comparison cmp = compareOutputs(ref.outputs, f.outputs, tol);
-    r.compareSeconds += since(tc);
-    if (cmp.equal) return std::nullopt;
-    r.expected = ref.outputs;
-    r.actual = f.outputs;
-    r.tolerances = std::move(tol);
-    r.forwardDiffers = true;
-    r.errorType.clear(); // what autograd made of the wrong forward values is not the finding
-    r.errorMessage.clear();
-    r.traceback.clear();
-    return "the forward values already differ, before any derivative: " + cmp.detail;
-  };
-  // A precompile mode's results come from a fresh process that loaded the saved artifact.
-  const std::string loaded = execOfSystem(backend_.name()).precompile ? "after save/load: " : "";
-  Outcome b = again ? backend_.runTwice(c, inputs, *again, systemInputs(againPrep)) : backend_.run(c, inputs, RunMode::Batched);
-  account(b);
-  r.errorType = b.errorType;
-  r.errorMessage = b.errorMessage;
-  r.traceback = b.traceback;
-  r.actual = b.outputs;
-  r.pyCoverage = std::move(b.pyCoverage);
-  if (b.status == Outcome::Status::HarnessError) return harnessFailed("batched", b);
-  if (b.status == Outcome::Status::Crash) return finish(Verdict::Crash, b.errorMessage);
-  if (b.status == Outcome::Status::Hang) return finish(Verdict::Hang, b.errorMessage);
-  if (b.status == Outcome::Status::Oom) return finish(Verdict::Oom, b.errorMessage.empty() ? b.errorType : firstLine(b.errorMessage));
-  if (b.status == Outcome::Status::Ok) {
-    Comparison cmp = compare(expectedOf(prep), b.outputs);
-    if (cmp.equal && again) {
-      // The first call was right; now the second, at the other batch size.
-      Comparison cmp2 = compare(expectedOf(againPrep), b.againOutputs);
-      if (cmp2.equal) return finish(Verdict::Pass, "");
-      r.againBatchSize = again->spec.levels[0].size;
-      r.expected = expectedOf(againPrep);
-      r.actual = b.againOutputs;
-      std::string where = "called again at batch size " + std::to_string(r.againBatchSize) + " (first " +
-                          std::to_string(c.spec.levels[0].size) + "), the compiled function ";
-      if (boundaryOf(againPrep) < kAmbiguityMargin)
-        return finish(Verdict::Ambiguous, where + "differs near a decision boundary or a domain's edge: " + cmp2.detail);
-      return finish(Verdict::Mismatch, loaded + where + "returns a wrong result: " + cmp2.detail);
-    }
-    if (cmp.equal) return finish(Verdict::Pass, "");
-    if (auto fw = forwardBug()) return finish(Verdict::Mismatch, *fw);
-    if (std::string why = ref.domain.reason(kAmbiguityMargin); !why.empty())
-      return finish(Verdict::Ambiguous, "results differ, but " + why + ": " + cmp.detail);
-    if (nearBoundary)
-      return finish(Verdict::Ambiguous, "results differ, but a comparison" + std::string(grad ? ", a kink or a non-finite gradient" : "") +
-                                            " was within " + std::to_string(boundaryOf(prep)) + " of its boundary: " + cmp.detail);
-    // Before calling it a bug, the system's own per-example run must agree with our reference:
-    // otherwise the emitter or the reference is wrong, not torch's batching.
-    Outcome u = backend_.run(c, inputs, RunMode::PerExample);
-    account(u);
-    if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
-    if (u.status != Outcome::Status::Ok)
-      return finish(Verdict::Invalid, "the per-example run fails: " + u.errorType + ": " + firstLine(u.errorMessage));
-    Comparison self = compare(expectedOf(prep), u.outputs);
-    if (!self.equal) return finish(Verdict::HarnessBug, "reference and torch's per-example run disagree: " + self.detail);
-    return finish(Verdict::Mismatch, loaded + cmp.detail);
-  }
-  // The batched run raised: a bug only if every example runs alone (in the same mode). Raised
-  // past the forward pass, it may be a forward bug's wrong shape met by autograd.
-  if (grad && gradientPassOf(b.traceback) != kForwardPassRaises)
-    if (auto fw = forwardBug()) return finish(Verdict::Mismatch, *fw);
-  const Case &failed = again && b.failedCall == 1 ? *again : c;
-  if (&failed != &c) {
-    r.againBatchSize = failed.spec.levels[0].size;
-    r.expected = expectedOf(againPrep);
-  }
-  const auto failedInputs = &failed == &c ? inputs : systemInputs(againPrep);
-  Outcome u = backend_.run(failed, failedInputs, RunMode::PerExample);
-  account(u);
-  if (u.status == Outcome::Status::HarnessError) return harnessFailed("per-example", u);
-  if (u.status == Outcome::Status::Crash || u.status == Outcome::Status::Hang || u.status == Outcome::Status::Oom)
-    return finish(Verdict::Invalid, "the per-example run also fails: " + u.errorMessage);
-  if (u.status == Outcome::Status::Error)
-    return finish(Verdict::Invalid, "torch rejects the program unbatched too: " + u.errorType + ": " + firstLine(u.errorMessage));
-  // vmap refuses an in-place update that is batched where its buffer is not: a documented
-  // restriction of the program (ir/buffers.h), when the case can break it and torch says so.
-  if (std::string hazard = bufferBatchingHazard(failed); !hazard.empty() && saysInplaceRule(b.errorMessage))
-    return finish(Verdict::Invalid, hazard + ": " + b.errorType + ": " + firstLine(b.errorMessage));
-  if (!b.afterSaveLoad && saysUnsupported(b)) return finish(Verdict::Unsupported, b.errorType + ": " + firstLine(b.errorMessage));
-  if (mode == Grad::VmapOf || mode == Grad::Jvp) {
-    // Per-sample gradients (and jvp) need the function transform to handle the program at all:
-    // where torch.func.vjp (torch.func.jvp) fails on each example alone (no vmap), the
-    // composition is unsupported by this torch, not a batching bug.
-    Outcome f = backend_.run(failed, failedInputs, RunMode::PerExampleFunc);
-    account(f);
-    if (f.status == Outcome::Status::Error)
-      return finish(Verdict::Unsupported, std::string(jvp ? "torch.func.jvp" : "torch.func.vjp") +
-                                              " fails on each example alone too (no vmap): " + f.errorType + ": " +
-                                              firstLine(f.errorMessage));
-  }
-  std::string prefix = b.afterSaveLoad ? "after save/load: " : "";
-  prefix += r.againBatchSize ? "on the second call, at batch size " + std::to_string(r.againBatchSize) + ": " : "";
-  if (grad)
-    if (std::string pass = gradientPassOf(b.traceback); !pass.empty()) prefix += pass + ": ";
-  return finish(Verdict::BatchedError, prefix + b.errorType + ": " + firstLine(b.errorMessage));
 }
 
 } // namespace vf

@@ -49,13 +49,10 @@ inline constexpr const char *kForwardPassRaises = "the forward pass raises";
 inline constexpr const char *kBackwardPassRaises = "the backward pass raises";
 inline constexpr const char *kTangentPassRaises = "the forward-mode pass (torch.func.jvp) raises";
 
-/// "MODE|DEVICE" without its derivative: "direct+grad|cpu" -> "direct|cpu".
-std::string forwardSystem(const std::string &system);
-
 /// The mode a finding is filed and matched as: `r.system`, except that a gradient mode's finding
 /// that is a forward bug met on the way (its forward values already differ, or it raised in the
 /// forward pass) is the forward mode's, so a known forward bug is not filed again.
-std::string findingSystem(const CaseResult &r);
+SystemId findingSystem(const CaseResult &r);
 
 /// A gradient comparison's detail with "output K" named as what it is, the gradient of input xN
 /// (the K-th floating input of `c`), and the examples of the outer vmap level whose gradient

@@ -96,16 +96,10 @@ std::string gradientPassOf(const std::string &traceback) {
   return bw > fw ? kBackwardPassRaises : kForwardPassRaises;
 }
 
-std::string forwardSystem(const std::string &system) {
-  const size_t plus = system.find('+'), bar = system.find('|');
-  if (plus == std::string::npos || plus > bar) return system;
-  return system.substr(0, plus) + system.substr(bar);
-}
-
-std::string findingSystem(const CaseResult &r) {
+SystemId findingSystem(const CaseResult &r) {
   const bool forwardBug =
       r.forwardDiffers || (r.verdict == Verdict::BatchedError && gradientPassOf(r.traceback) == kForwardPassRaises);
-  return forwardBug ? forwardSystem(r.system) : r.system;
+  return forwardBug ? r.system.forward() : r.system;
 }
 
 } // namespace vf

@@ -45,7 +45,7 @@ Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
   for (int j = 0; j < cfg.jobs; ++j) {
     RunnerSet set;
     auto add = [&](std::unique_ptr<Backend> b) {
-      if (j == 0) names.push_back(b->name());
+      if (j == 0) names.push_back(b->id().str());
       backends_.push_back(std::move(b));
       runners_.push_back(std::make_unique<Runner>(*backends_.back(), cfg.runner));
       set.push_back(runners_.back().get());
@@ -55,7 +55,7 @@ Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
         for (ExecConfig m : cfg.modes) {
           m.device = dev;
           if (m.precompile && info.contains("precompile_missing")) {
-            if (j == 0) skipped_.push_back("unsupported: " + m.modeName() + "|" + label + ": " +
+            if (j == 0) skipped_.push_back("unsupported: " + SystemId::torch(m, label).str() + ": " +
                                            info["precompile_missing"].get<std::string>());
             continue;
           }

@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "harness/backends/system_id.h"
 #include "oracles/compare.h"
 
 namespace vf {
@@ -45,7 +46,7 @@ struct CaseResult {
   /// each output was computed in. Empty when the run never got to compare.
   std::vector<Tolerance> tolerances;
   double referenceSeconds = 0, systemSeconds = 0, totalSeconds = 0;
-  std::string system = "eager|cpu"; ///< the backend's name: mode and device
+  SystemId system; ///< the system the run was made on (default: eager on the CPU)
   /// Non-zero when the failure is in a compiled function's second call, at this batch size.
   int64_t againBatchSize = 0;
   /// A gradient mode's finding whose batched forward values already differ from the reference's

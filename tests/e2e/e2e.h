@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -58,6 +59,15 @@ inline std::string tempDir(const std::string &name) {
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d.string();
+}
+
+/// The exit code a campaign's printed summary promises (README "Exit codes"): 1 when it filed a
+/// new finding ("findings (N unique, M new)" with M > 0), else 0. A test compares the real one
+/// with it instead of accepting either.
+inline int campaignExitOf(const std::string &out) {
+  std::smatch m;
+  static const std::regex findings("findings \\(([0-9]+) unique, ([0-9]+) new\\)");
+  return std::regex_search(out, m, findings) && std::stoi(m[2].str()) > 0 ? 1 : 0;
 }
 
 inline std::string slurp(const std::filesystem::path &p) {

@@ -16,6 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using vf::test::kBin;
+using vf::test::campaignExitOf;
 using vf::test::sh;
 using vf::test::Shell;
 using vf::test::slurp;
@@ -97,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Modes, ACampaignRunsEveryCaseInEveryModeAndTabulatesThem) {
   std::string d = tempDir("modes");
   Shell r = sh(kBin + " fuzz --cases 4 --time 600 --seed 2 --no-shrink --mode eager,compile-aot_eager --out " + d);
-  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
+  EXPECT_EQ(r.code, campaignExitOf(r.out)) << r.out;
   EXPECT_EQ(summaryCases(r.out), 4) << r.out;
   EXPECT_NE(r.out.find("verdicts per mode (8 runs)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("compile-aot_eager|cpu"), std::string::npos) << r.out;
@@ -118,7 +119,7 @@ TEST(Modes, AStaleCompiledResultAtAnotherBatchSizeIsAMismatch) {
 TEST(Modes, ParallelJobsRunEveryCaseOnce) {
   std::string d = tempDir("jobs");
   Shell r = sh(kBin + " fuzz --cases 6 --time 600 --seed 4 --no-shrink --jobs 2 --out " + d);
-  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
+  EXPECT_EQ(r.code, campaignExitOf(r.out)) << r.out;
   EXPECT_EQ(summaryCases(r.out), 6) << r.out;
   EXPECT_NE(r.out.find("jobs: 2"), std::string::npos) << r.out;
 }

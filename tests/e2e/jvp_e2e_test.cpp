@@ -146,7 +146,7 @@ TEST(JvpModes, ACampaignHasNoHarnessBugs) {
   std::string d = test::tempDir("jvp-campaign");
   test::Shell r = test::sh(test::kBin + " fuzz --cases 20 --time 600 --seed 2 --no-shrink --mode direct+jvp --out " + d +
                            " --reports " + d + "/findings");
-  EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out;
+  EXPECT_EQ(r.code, test::campaignExitOf(r.out)) << r.out;
   EXPECT_NE(r.out.find("direct+jvp|cpu"), std::string::npos) << r.out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n  harness-bug +([0-9]+)\n"))) << r.out;

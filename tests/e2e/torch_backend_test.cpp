@@ -137,7 +137,7 @@ TEST(TorchBackend, GeneratedScansWithBuffersRunInDirectAndEagerModes) {
   auto worker = std::make_shared<WorkerProcess>(config());
   GenPolicy p;
   p.condPercent = 60;
-  p.scanWeight = 20;
+  p.weight(ConstructKind::Scan) = 20;
   p.scanInplacePercent = 100;
   int passed = 0;
   std::string verdicts;

@@ -244,7 +244,7 @@ std::pair<int, int> bufferedScans(const Block &b) {
 GenPolicy scansWithBuffers() {
   GenPolicy p;
   p.condPercent = 60;
-  p.scanWeight = 20;
+  p.weight(ConstructKind::Scan) = 20;
   p.scanInplacePercent = 100;
   return p;
 }
@@ -277,6 +277,6 @@ TEST(Generators, ScanBuffersComeWithTheirKnobAndGoWithout) {
   EXPECT_GT(byDefault, 0) << "the default policy makes some";
   GenPolicy off;
   ASSERT_EQ(applyPolicySetting(off, "scan_inplace_percent=0"), "");
-  off.scanWeight = 20;
+  off.weight(ConstructKind::Scan) = 20;
   for (uint64_t s = 0; s < 200; ++s) EXPECT_EQ(bufferedScans(generateCase(s, 60, off).program.body).first, 0);
 }

@@ -74,6 +74,8 @@ TEST(Policy, AllowedDTypesFallBackToFloat32) {
 TEST(Policy, EveryConstructsKnobIsAWeightField) {
   for (const auto &d : constructRegistry()) {
     GenPolicy p;
-    EXPECT_EQ(setPolicyField(p, d.knob + "_weight", 0), "") << d.name;
+    EXPECT_EQ(setPolicyField(p, weightKnob(d), 0), "") << d.name;
+    EXPECT_EQ(p.weight(d.kind), 0) << d.name;
+    EXPECT_EQ(GenPolicy{}.weight(d.kind), d.weight) << d.name;
   }
 }

@@ -33,7 +33,7 @@ TEST(ExecConfig, PrecompileModesAreCompiledAndSayPrecompileToTheWorker) {
   EXPECT_EQ(p->toJson().value("precompile", false), true);
   EXPECT_FALSE(parseMode("compile-inductor")->toJson().contains("precompile"));
   EXPECT_FALSE(parseMode("precompile-inductor-dynamic"));
-  EXPECT_TRUE(execOfSystem("precompile-aot_eager|cpu").precompile);
+  EXPECT_TRUE(SystemId::parse("precompile-aot_eager|cpu")->exec.precompile);
 }
 
 TEST(ExecConfig, APrecompileReproSavesAndLoadsInTwoProcesses) {
@@ -68,10 +68,10 @@ TEST(ExecConfig, BadModeListsNameTheBadEntry) {
 }
 
 TEST(ExecConfig, BackendNamesMapBackToTheirExecution) {
-  auto e = execOfSystem("compile-aot_eager-static|rocm");
+  auto e = SystemId::parse("compile-aot_eager-static|rocm")->exec;
   EXPECT_EQ(e.compiler, "aot_eager");
   EXPECT_EQ(e.device, "cuda"); // ROCm torch runs through the cuda device
-  EXPECT_EQ(execOfSystem("eager|cpu").modeName(), "eager");
+  EXPECT_EQ(SystemId::parse("eager|cpu")->modeName(), "eager");
   EXPECT_EQ(e.toJson()["dynamic"], false);
 }
 
@@ -120,8 +120,8 @@ TEST(ExecConfig, GradientModesAreSuffixesOfEveryMode) {
   // A forward request is what it was: no "grad" key at all.
   EXPECT_FALSE(parseMode("eager")->toJson().contains("grad"));
   EXPECT_EQ(parseMode("eager+grad")->toJson()["grad"], "of-vmap");
-  EXPECT_EQ(execOfSystem("direct+grad|cpu").grad, Grad::OfVmap);
-  EXPECT_EQ(replayFlagOf("eager+vmap-grad|cpu"), " --mode eager+vmap-grad");
+  EXPECT_EQ(SystemId::parse("direct+grad|cpu")->grad(), Grad::OfVmap);
+  EXPECT_EQ(SystemId::parse("eager+vmap-grad|cpu")->replayFlag(), " --mode eager+vmap-grad");
   // The forward-mode setting: torch.func.jvp of the vmapped program.
   EXPECT_EQ(parseMode("direct+jvp")->grad, Grad::Jvp);
   EXPECT_EQ(parseMode("compile-eager+jvp")->modeName(), "compile-eager+jvp");

@@ -23,7 +23,7 @@ public:
   bool twice = false;
   std::vector<RunMode> calls;
 
-  std::string name() const override { return twice ? "compile-eager|cpu" : "eager|cpu"; }
+  SystemId id() const override { return *SystemId::parse(twice ? "compile-eager|cpu" : "eager|cpu"); }
   Outcome run(const Case &, const std::vector<at::Tensor> &inputs, RunMode mode) override {
     calls.push_back(mode);
     return play(mode == RunMode::Batched ? batched : perExample, inputs);

@@ -20,10 +20,7 @@ namespace {
 /// A policy whose control flow is always `construct`, often nested, often under 2-3 vmap levels.
 GenPolicy onlyConstruct(const std::string &construct) {
   GenPolicy p;
-  p.condWeight = construct == "cond";
-  p.switchWeight = construct == "switch";
-  p.whileWeight = construct == "while_loop";
-  p.scanWeight = construct == "scan";
+  for (const auto &d : constructRegistry()) p.weight(d.kind) = d.name == construct;
   p.condPercent = 60;
   p.maxLevels = 3;
   p.nestedPercent = 40;
@@ -90,7 +87,7 @@ TEST(LibtorchBackend, FindingsNameTheBackend) {
   for (int seed = 1; seed <= 60; ++seed) {
     CaseResult r = runner.run(generateCase(seed * 7919ULL + 11, 10 + seed % 60, onlyConstruct("cond")));
     if (r.verdict != Verdict::Mismatch) continue;
-    EXPECT_EQ(r.system, "libtorch|cpu");
+    EXPECT_EQ(r.system.str(), "libtorch|cpu");
     return;
   }
   FAIL() << "no mismatch with a flipped select";

@@ -12,7 +12,7 @@ class LibtorchBackend : public Backend {
 public:
   /// `fault`: a planted lowering bug (tests); the default reads $VMAPFUZZ_LIBTORCH_FAULT.
   explicit LibtorchBackend(LoweringFault fault = faultFromEnvironment());
-  std::string name() const override { return "libtorch|cpu"; }
+  SystemId id() const override { return SystemId::libtorch("cpu"); }
   /// Batched: vmap levels, in_dims, out_dims and chunk_size as torch.vmap. PerExample: the same
   /// interpreter on each example alone, no vmap (native control flow throughout).
   Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) override;

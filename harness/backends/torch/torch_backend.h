@@ -16,7 +16,7 @@ public:
   explicit TorchBackend(WorkerConfig cfg);
   /// `deviceLabel`: "cpu", "cuda" or "rocm" (a ROCm torch runs through the cuda device).
   TorchBackend(std::shared_ptr<WorkerProcess> worker, ExecConfig exec, std::string deviceLabel);
-  std::string name() const override { return exec_.modeName() + "|" + deviceLabel_; }
+  SystemId id() const override { return SystemId::torch(exec_, deviceLabel_); }
   Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) override;
   bool checksRecompiles() const override { return exec_.compiled(); }
   Grad grad() const override { return exec_.grad; }

@@ -26,7 +26,7 @@ class FakeBackend : public Backend {
 public:
   FakeBackend(std::string name, bool perExampleFails, int sleepMs = 0)
       : name_(std::move(name)), perExampleFails_(perExampleFails), sleepMs_(sleepMs) {}
-  std::string name() const override { return name_; }
+  SystemId id() const override { return SystemId::parse(name_).value(); }
   Outcome run(const Case &, const std::vector<at::Tensor> &, RunMode mode) override {
     ++runs;
     if (sleepMs_) std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs_));
@@ -118,7 +118,7 @@ TEST(CampaignModes, AConstructASystemCannotBatchIsNotRunThere) {
   std::ostringstream log;
   CampaignOptions opt = fewCases(30);
   opt.shrink = false;
-  for (const char *c : {"cond", "switch", "while_loop", "scan"}) opt.unsupportedIn["eager|cpu"].insert(c);
+  for (const char *c : {"cond", "switch", "while_loop", "scan"}) opt.unsupportedIn[*SystemId::parse("eager|cpu")].insert(c);
   CampaignStats s = runCampaign(opt, std::vector<RunnerSet>{{&rd, &re}}, store, log);
   // Every program with a construct skips eager; with 30 cases some have one.
   EXPECT_GT(s.skipped["eager|cpu"], 0) << log.str();
@@ -159,7 +159,7 @@ TEST(CampaignModes, ANewFailureFoundWithNoTimeLeftForItsChecksIsKeptUncheckedNot
 /// mostly pass, so the campaign's re-specs of passing programs can be counted.
 class PassingDirect : public Backend {
 public:
-  std::string name() const override { return "direct|cpu"; }
+  SystemId id() const override { return *SystemId::parse("direct|cpu"); }
   Outcome run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) override {
     if (mode == RunMode::Batched) ++batchedRuns;
     return inner_.run(c, inputs, mode);

@@ -13,10 +13,10 @@ TEST(Reproduce, GenAndReplayCommands) {
   EXPECT_EQ(runFlagsOf({"f1", "f2"}, true), " --fault f1 --fault f2 --float64");
   EXPECT_EQ(runFlagsOf({}, false), "");
   EXPECT_EQ(genCommand(42, 17, " --gen max_depth=1"), "vmapfuzz gen --case-seed 42 --size 17 --gen max_depth=1");
-  EXPECT_EQ(replayCommand(" --fault f1", "compile-inductor|cuda", "case.vf"),
+  EXPECT_EQ(replayCommand(" --fault f1", *SystemId::parse("compile-inductor|cuda"), "case.vf"),
             "vmapfuzz replay --fault f1 --mode compile-inductor case.vf");
-  EXPECT_EQ(replayCommand("", "libtorch|cpu", "x/y.vf"), "vmapfuzz replay --backend libtorch x/y.vf");
-  EXPECT_EQ(reproduceLine(7, 10, "", " --float64", "eager|cpu"),
+  EXPECT_EQ(replayCommand("", SystemId::libtorch(), "x/y.vf"), "vmapfuzz replay --backend libtorch x/y.vf");
+  EXPECT_EQ(reproduceLine(7, 10, "", " --float64", SystemId{}),
             "vmapfuzz gen --case-seed 7 --size 10 > case.vf && vmapfuzz replay --float64 --mode eager case.vf");
 }
 

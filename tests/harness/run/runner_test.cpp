@@ -44,7 +44,7 @@ TEST(Runner, PassWhenBatchedEqualsTheReference) {
   auto c = classify(kRight);
   EXPECT_EQ(c.result.verdict, Verdict::Pass) << c.result.summary;
   EXPECT_EQ(c.calls, kBatchedOnly) << "no per-example run is needed for a pass";
-  EXPECT_EQ(c.result.system, "eager|cpu");
+  EXPECT_EQ(c.result.system.str(), "eager|cpu");
 }
 
 TEST(Runner, MismatchOnlyWhenTheSystemsOwnPerExampleRunAgreesWithTheReference) {

@@ -14,13 +14,13 @@ namespace vf {
 /// `found`.
 Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job);
 
-/// The runner of `job` whose system is `system` ("MODE|DEVICE"), `fallback` when none is.
-Runner &runnerFor(const RunnerSet &job, const std::string &system, Runner &fallback);
+/// The runner of `job` whose system is `system`, `fallback` when none is.
+Runner &runnerFor(const RunnerSet &job, const SystemId &system, Runner &fallback);
 
 /// The runner of `job` that runs a direct-mode finding of `system` through the public API: eager
 /// (not compiled, not the libtorch backend), the same device and gradient setting; nullptr when
 /// `system` is not direct or the job has none.
-Runner *publicRunnerFor(const std::string &system, const RunnerSet &job);
+Runner *publicRunnerFor(const SystemId &system, const RunnerSet &job);
 
 /// Re-runs a direct-mode finding through the public API (eager, same device) of `job` and notes
 /// how it shows there in `r.elsewhere`. Returns false when the public API rejects the program

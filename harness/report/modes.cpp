@@ -1,52 +1,44 @@
-#include "harness/campaign/modes.h"
-
-#include "harness/backends/exec_config.h"
+#include "harness/report/modes.h"
 
 namespace vf {
-namespace {
 
-/// The in-process libtorch backend has no modes (its name parses as no torch mode).
-bool isLibtorch(Runner *x) { return x->backend().name().rfind("libtorch", 0) == 0; }
-
-} // namespace
-
-Runner &runnerFor(const RunnerSet &job, const std::string &system, Runner &fallback) {
+Runner &runnerFor(const RunnerSet &job, const SystemId &system, Runner &fallback) {
   for (Runner *x : job)
-    if (x->backend().name() == system) return *x;
+    if (x->backend().id() == system) return *x;
   return fallback;
 }
 
 Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found, const RunnerSet &job) {
   auto rank = [](Runner *x) {
-    ExecConfig e = execOfSystem(x->backend().name());
+    const ExecConfig &e = x->backend().id().exec;
     return e.direct() ? 0 : e.compiled() ? 2 : 1;
   };
-  // shrinkKey names the mode first: compare what follows it.
-  auto sansMode = [](const std::string &key) { return key.substr(key.find('|')); };
-  const std::string want = sansMode(shrinkKey(r));
+  // The same failure on the same device, whatever the mode.
+  const std::string want = failureKey(r);
   Runner *best = &found;
   const Grad grad = found.backend().grad(); // a gradient finding is shrunk among gradient modes of its kind
   for (Runner *x : job) {
-    if (x == &found || rank(x) >= rank(best) || isLibtorch(x) || x->backend().grad() != grad) continue;
+    if (x == &found || rank(x) >= rank(best) || x->backend().id().isLibtorch() || x->backend().grad() != grad) continue;
     CaseResult alt = x->run(c);
-    if (alt.verdict == r.verdict && sansMode(shrinkKey(alt)) == want) best = x;
+    if (alt.verdict == r.verdict && alt.system.device == r.system.device && failureKey(alt) == want) best = x;
   }
   return *best;
 }
 
-Runner *publicRunnerFor(const std::string &system, const RunnerSet &job) {
-  const ExecConfig found = execOfSystem(system);
-  if (!found.direct()) return nullptr;
+Runner *publicRunnerFor(const SystemId &system, const RunnerSet &job) {
+  const ExecConfig &found = system.exec;
+  if (system.isLibtorch() || !found.direct()) return nullptr;
   Runner *pub = nullptr;
   for (Runner *x : job) {
-    ExecConfig e = execOfSystem(x->backend().name());
-    if (!e.direct() && !e.compiled() && e.device == found.device && e.grad == found.grad && !isLibtorch(x)) pub = x;
+    const SystemId id = x->backend().id();
+    const ExecConfig &e = id.exec;
+    if (!e.direct() && !e.compiled() && e.device == found.device && e.grad == found.grad && !id.isLibtorch()) pub = x;
   }
   return pub;
 }
 
 bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string &why) {
-  if (!execOfSystem(r.system).direct()) return true;
+  if (r.system.isLibtorch() || !r.system.exec.direct()) return true;
   Runner *pub = publicRunnerFor(r.system, job);
   if (!pub) {
     r.elsewhere = "not checked through the public API (no eager mode in this run)";
