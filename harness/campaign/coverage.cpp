@@ -3,8 +3,10 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "ir/constructs.h"
+#include "ir/dependence.h"
 #include "ir/walk.h"
 
 namespace vf {
@@ -18,28 +20,21 @@ bool isPrime(int64_t n) {
   return true;
 }
 
-/// Which vmap levels (bit k: level k, 0 outermost) each value is batched at, by data flow:
-/// an op's result at the union of its arguments' levels; a construct's results at the union
-/// of its arguments' and captured values' levels.
+/// The coverage features of a program's constructs. Which vmap levels (bit k: level k, 0
+/// outermost) each value is batched at comes from the one data-flow walk (ir/dependence.h):
+/// the levels that batch the inputs it is computed from.
 class Walker {
 public:
-  Walker(const Case &c, std::set<std::string> &f) : f_(f), levels_(c.spec.levels.size()) {
-    const auto &ps = c.program.body.params;
-    for (size_t i = 0; i < ps.size(); ++i) {
-      unsigned m = 0;
+  Walker(const Case &c, std::set<std::string> &f) : f_(f), deps_(valueInputs(c.program)) {
+    for (size_t i = 0; i < c.program.body.params.size() && i < 64; ++i)
       for (size_t li = 0; li < c.spec.levels.size(); ++li)
-        if (i < c.spec.levels[li].in_dims.size() && c.spec.levels[li].in_dims[i]) m |= 1u << li;
-      mask_[ps[i].id] = m;
-    }
+        if (i < c.spec.levels[li].in_dims.size() && c.spec.levels[li].in_dims[i]) inputLevels_[i] |= 1u << li;
   }
 
   void block(const Block &b, std::set<ValueId> visible, int depth) {
     for (const auto &p : b.params) visible.insert(p.id);
     for (const auto &s : b.stmts) {
       if (s.regions.empty()) {
-        unsigned m = 0;
-        for (auto a : s.args) m |= mask_[a];
-        for (const auto &r : s.results) mask_[r.id] = m;
         if (s.args.size() == 2 && types_.count(s.args[0]) && types_.count(s.args[1]) &&
             types_[s.args[0]].shape != types_[s.args[1]].shape)
           f_.insert("broadcast");
@@ -59,9 +54,18 @@ public:
 
 private:
   std::set<std::string> &f_;
-  size_t levels_;
-  std::map<ValueId, unsigned> mask_;
+  std::unordered_map<ValueId, uint64_t> deps_; ///< value -> the inputs it is computed from (bit i: input i)
+  unsigned inputLevels_[64] = {};              ///< input -> the levels that batch it
   std::map<ValueId, Type> types_;
+
+  /// The levels value `v` is batched at.
+  unsigned mask(ValueId v) const {
+    auto it = deps_.find(v);
+    unsigned m = 0;
+    for (size_t i = 0; it != deps_.end() && i < 64; ++i)
+      if (it->second >> i & 1) m |= inputLevels_[i];
+    return m;
+  }
 
   static std::string batched(unsigned m) { return m ? "batched" : "unbatched"; }
 
@@ -94,23 +98,16 @@ private:
     std::set<ValueId> caps;
     for (const auto &r : s.regions) captures(r, visible, caps);
     if (!caps.empty()) f_.insert("capture");
-    unsigned all = 0, capMask = 0;
-    for (auto a : s.args) all |= mask_[a];
-    for (auto v : caps) capMask |= mask_[v];
-    all |= capMask;
+    unsigned capMask = 0;
+    for (auto v : caps) capMask |= mask(v);
     bool selects = !def.selector.empty();
-    size_t lead = selects && !pythonBool ? 1 : 0; // the predicate or index
     for (const auto &r : s.regions) {
       noteTypes(r);
-      for (size_t k = 0; k < r.params.size(); ++k)
-        // Branch parameters are the operands; loop and scan parameters may mix carries.
-        mask_[r.params[k].id] = selects ? mask_[s.args[lead + k]] : all;
       block(r, visible, depth + 1);
     }
-    for (const auto &d : s.results) mask_[d.id] = all;
     if (selects && !pythonBool) {
-      unsigned pm = mask_[s.args[0]], om = capMask;
-      for (size_t k = 1; k < s.args.size(); ++k) om |= mask_[s.args[k]];
+      unsigned pm = mask(s.args[0]), om = capMask;
+      for (size_t k = 1; k < s.args.size(); ++k) om |= mask(s.args[k]);
       f_.insert(def.selectorFeature + "=" + batched(pm));
       if (pm && (om & ~pm)) {
         // Bit k is level k, 0 outermost: a higher bit is an inner level.
@@ -128,14 +125,8 @@ private:
     } else if (pythonBool) {
       f_.insert("pred=python-bool");
     }
-    if (def.kind == ConstructKind::WhileLoop) {
-      // The loop's predicate reads the counter and the captured limit.
-      std::set<ValueId> condCaps;
-      captures(s.regions[0], visible, condCaps);
-      unsigned pm = mask_[s.args[0]];
-      for (auto v : condCaps) pm |= mask_[v];
-      f_.insert("while-pred=" + batched(pm));
-    }
+    if (def.kind == ConstructKind::WhileLoop && !s.regions[0].yields.empty())
+      f_.insert("while-pred=" + batched(mask(s.regions[0].yields[0]))); // what cond_fn yields, over every iteration
   }
 };
 

@@ -20,6 +20,7 @@ struct GenFlags {
   uint64_t caseSeed = 1;
   int64_t size = 50;
   std::string bytes; ///< "": draw from --case-seed
+  int64_t count = 1; ///< > 1: that many seeds from --case-seed on, each after a line "=== SEED"
 };
 
 int gen(const GenFlags &f) {
@@ -29,7 +30,12 @@ int gen(const GenFlags &f) {
     return kClean;
   }
   // The same draw as the campaign's, data re-drawn for predicate margins included.
-  std::cout << printCase(drawCase(f.caseSeed, static_cast<int>(f.size), policyFrom(f.systems)).c);
+  const GenPolicy policy = policyFrom(f.systems);
+  for (int64_t k = 0; k < f.count; ++k) {
+    const uint64_t seed = f.caseSeed + static_cast<uint64_t>(k);
+    if (f.count > 1) std::cout << "=== " << seed << "\n";
+    std::cout << printCase(drawCase(seed, static_cast<int>(f.size), policy).c);
+  }
   return kClean;
 }
 
@@ -55,6 +61,8 @@ void addGen(Cli &cli) {
   addSystemFlags(cmd, f->systems);
   flag(cmd, "--case-seed", f->caseSeed, "the case seed (a campaign's reproduce line names it)");
   flag(cmd, "--size", f->size, "the generator's size")->check(inRange(0, 1000));
+  flag(cmd, "--count", f->count, "print this many cases, of seeds --case-seed, --case-seed + 1, ..., each after a line '=== SEED'")
+      ->check(inRange(1, 1000000));
   cmd.add_option("--bytes", f->bytes, "print the case a libFuzzer input (e.g. a crash-<hash> artifact) decodes to");
 }
 
