@@ -185,7 +185,7 @@ private:
 
   /// The next case index of this shard, or false when the budget is spent.
   bool next(int64_t &i) {
-    if (elapsed() >= opt_.seconds) return false;
+    if (elapsed() >= opt_.seconds || stopped_) return false;
     int64_t k = nextK_.fetch_add(1);
     i = opt_.shard + k * opt_.shards;
     return opt_.maxCases < 0 || i < opt_.maxCases;
@@ -218,6 +218,7 @@ private:
 
   void progress(bool last) {
     std::lock_guard<std::mutex> g(mu_);
+    if (!last) checkpoint(false);
     double now = elapsed();
     if (!last && now - lastPrint_ < (opt_.tty ? 0.5 : 10.0)) return;
     lastPrint_ = now;
@@ -259,6 +260,7 @@ private:
         return;
       }
       sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
+      store_.refresh(); // another campaign on the same reports may have filed it meanwhile
       fresh = !store_.known(sig) && r.verdict != Verdict::HarnessBug;
       shrink = opt_.shrink && fresh;
     }
@@ -351,18 +353,51 @@ private:
     if (shrink) say("shrunk: " + note);
     auto tFile = std::chrono::steady_clock::now();
     // The public API's run is filed where a direct-mode finding shows there too: replay it there.
-    auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, full);
-    s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
-    if (rec.isNew) {
-      std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;
-      if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
-      say(line);
+    try {
+      auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, full);
+      if (rec.isNew) {
+        std::string line = "NEW " + std::string(verdictName(r.verdict)) + " in " + r.system + ": " + r.summary + "\n    -> " + rec.dir;
+        if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
+        say(line);
+      }
+      if (shrink)
+        for (const auto &p : pending_[sig0]) store_.record(p.c, p.r, p.rep, "", sig);
+    } catch (const FilingError &e) {
+      filingFailed(e, filed, filedResult, sig0, rep);
     }
+    s_.phases.file += std::chrono::duration<double>(std::chrono::steady_clock::now() - tFile).count();
     if (shrink) {
-      for (const auto &p : pending_[sig0]) store_.record(p.c, p.r, p.rep, "", sig);
       pending_.erase(sig0);
       shrinking_.erase(sig0);
     }
+    checkpoint(true);
+  }
+
+  /// A finding could not be filed (no space, permission, a folder gone): an environment error.
+  /// The campaign stops after the cases in flight (its summary is still written) and keeps this
+  /// finding unchecked, for `vmapfuzz replay --reports` once the reports can be written again.
+  /// Caller holds mu_.
+  void filingFailed(const FilingError &e, const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep) {
+    if (s_.filingError.empty()) s_.filingError = e.what();
+    stopped_ = true;
+    say(std::string("vmapfuzz: ") + e.what() + "; the campaign stops");
+    try {
+      keepUnchecked(c, r, sig0, rep, "which could not be filed (" + std::string(e.what()) + ")");
+    } catch (const std::exception &again) {
+      say(std::string("vmapfuzz: cannot keep it unchecked either: ") + again.what());
+    }
+  }
+
+  /// Hands the statistics so far to opt_.checkpoint: at most every kCheckpointSeconds, and after
+  /// each filing (`now`). A checkpoint must not stop the campaign: the driver's own errors stay
+  /// there. Caller holds mu_.
+  void checkpoint(bool now) {
+    if (!opt_.checkpoint || (!now && elapsed() - lastCheckpoint_ < kCheckpointSeconds)) return;
+    lastCheckpoint_ = elapsed();
+    CampaignStats snap = s_;
+    snap.seconds = lastCheckpoint_;
+    std::sort(snap.caseIndices.begin(), snap.caseIndices.end());
+    opt_.checkpoint(snap);
   }
 
   /// Mean seconds of one run of `system` so far (0 before its first). Caller holds mu_.
@@ -387,7 +422,8 @@ private:
 
   /// Keeps a new failure unchecked, as a case file that `vmapfuzz replay --reports` checks and
   /// files, when the deadline leaves no time for its checks. Caller holds mu_.
-  void keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep) {
+  void keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep,
+                     const std::string &why = "found with too little of the campaign's time left to shrink, cross-check and file it") {
     std::string where = "(no folder for unchecked cases)";
     if (!opt_.uncheckedDir.empty()) {
       std::filesystem::create_directories(opt_.uncheckedDir);
@@ -402,15 +438,14 @@ private:
         modes += "," + e.modeName();
       }
       if (std::find(s_.unchecked.begin(), s_.unchecked.end(), where) != s_.unchecked.end()) return;
-      writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system +
-                                 ", found with too little of the campaign's time left to shrink, cross-check and file it\n"
+      writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system + ", " + why + "\n"
                                  "# " + r.summary.substr(0, 300) + "\n# signature (before those checks): " + sig0 +
                                  "\n# found by: " + rep + "\n# shrink it: vmapfuzz shrink --mode " + own +
                                  " THIS_FILE\n# check and file it: vmapfuzz replay --mode " + modes + " --reports REPORTS THIS_FILE\n" +
                                  printCase(c));
     }
     s_.unchecked.push_back(where);
-    say("kept unchecked (the time is up): a new " + std::string(verdictName(r.verdict)) + " in " + r.system + " -> " + where);
+    say("kept unchecked: a new " + std::string(verdictName(r.verdict)) + " in " + r.system + ", " + why + " -> " + where);
   }
 
   const CampaignOptions &opt_;
@@ -421,7 +456,8 @@ private:
   std::mutex mu_, genMu_;
   CampaignStats s_;
   Guide guide_;
-  double lastPrint_ = 0;
+  double lastPrint_ = 0, lastCheckpoint_ = 0;
+  std::atomic<bool> stopped_{false}; ///< a finding could not be filed: no new cases
   std::map<std::string, std::string> shrunkSignature_; ///< signature found -> signature filed
   std::set<std::string> setAside_;                     ///< signatures found that are not torch bugs
   std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
@@ -455,10 +491,16 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
   if (failure) std::rethrow_exception(failure);
   // New findings' repro.py confirmations ran beside the campaign; wait for the last ones.
   auto tSettle = std::chrono::steady_clock::now();
-  store.settle();
+  std::string settleError;
+  try {
+    store.settle();
+  } catch (const FilingError &e) { // a confirmation's result could not be written
+    settleError = e.what();
+  }
   store.setDeadline(std::nullopt);
   double settleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tSettle).count();
   CampaignStats s = loop.finish();
+  if (s.filingError.empty()) s.filingError = settleError;
   s.phases.file += settleSeconds;
   s.jobs = static_cast<int>(jobs.size());
   s.notGenerated = opt.notGenerated;
@@ -521,6 +563,7 @@ void printSummary(const CampaignStats &s, const FindingStore &store, std::ostrea
        << s.unchecked.size() << "\n";
     for (const auto &f : s.unchecked) os << "  " << f << "\n";
   }
+  if (!s.filingError.empty()) os << "filing failed, the campaign stopped there: " << s.filingError << "\n";
   if (s.setAside) os << "set aside: " << s.setAside << " direct-mode failures whose programs the public API rejects (not torch bugs)\n";
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.
