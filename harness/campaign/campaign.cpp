@@ -195,6 +195,24 @@ private:
     s_.shrinkSeconds += rep.shrinkSeconds;
     s_.phases.shrink += rep.shrinkSeconds;
     s_.phases.file += rep.fileSeconds;
+    if (!rep.filingError.empty()) { // no space, permission, a folder gone: stop after the cases in flight
+      if (s_.filingError.empty()) s_.filingError = rep.filingError;
+      stopped_ = true;
+    }
+    checkpoint(true);
+  }
+
+  /// Hands the statistics so far to opt_.checkpoint: at most every kCheckpointSeconds, and after
+  /// each filing (`now`), under the pipeline's lock so that the store is consistent. A checkpoint
+  /// must not stop the campaign: the driver's own errors stay there. Caller holds mu_.
+  void checkpoint(bool now) {
+    if (!opt_.checkpoint || (!now && elapsed() - lastCheckpoint_ < kCheckpointSeconds)) return;
+    lastCheckpoint_ = elapsed();
+    CampaignStats snap = s_;
+    snap.seconds = lastCheckpoint_;
+    std::sort(snap.caseIndices.begin(), snap.caseIndices.end());
+    snap.unchecked = filing_.unchecked();
+    filing_.locked([&] { opt_.checkpoint(snap); });
   }
 
   /// Whether runner `k` of a job runs this case: not when it cannot batch one of the case's
@@ -217,9 +235,9 @@ private:
     return !skip;
   }
 
-  /// The next case index of this shard, or false when the budget is spent.
+  /// The next case index of this shard, or false when the budget is spent (or filing failed).
   bool next(int64_t &i) {
-    if (elapsed() >= opt_.seconds) return false;
+    if (elapsed() >= opt_.seconds || stopped_) return false;
     int64_t k = nextK_.fetch_add(1);
     i = opt_.shard + k * opt_.shards;
     return opt_.maxCases < 0 || i < opt_.maxCases;
@@ -253,8 +271,9 @@ private:
   }
 
   void progress(bool last) {
-    const size_t unique = filing_.unique(); // its own lock, never taken while holding mu_
+    const size_t unique = filing_.unique(); // its lock is taken after mu_, never before
     std::lock_guard<std::mutex> g(mu_);
+    if (!last) checkpoint(false);
     double now = elapsed();
     if (!last && now - lastPrint_ < (opt_.tty ? 0.5 : 10.0)) return;
     lastPrint_ = now;
@@ -281,7 +300,8 @@ private:
   std::mutex mu_, genMu_, logMu_; ///< statistics; the generator; the log (taken last)
   CampaignStats s_;
   Guide guide_;
-  double lastPrint_ = 0;
+  double lastPrint_ = 0, lastCheckpoint_ = 0;
+  std::atomic<bool> stopped_{false}; ///< a finding could not be filed: no new cases
   std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
   std::map<SystemId, std::pair<double, int64_t>> runCost_; ///< system -> seconds and number of its runs
   FilingPipeline filing_;
@@ -312,10 +332,16 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
   if (failure) std::rethrow_exception(failure);
   // New findings' repro.py confirmations ran beside the campaign; wait for the last ones.
   auto tSettle = std::chrono::steady_clock::now();
-  store.settle();
+  std::string settleError;
+  try {
+    store.settle();
+  } catch (const FilingError &e) { // a confirmation's result could not be written
+    settleError = e.what();
+  }
   store.setDeadline(std::nullopt);
   double settleSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tSettle).count();
   CampaignStats s = loop.finish();
+  if (s.filingError.empty()) s.filingError = settleError;
   s.phases.file += settleSeconds;
   s.jobs = static_cast<int>(jobs.size());
   s.notGenerated = opt.notGenerated;

@@ -2,6 +2,7 @@
 /// The fuzz loop: generate, run, classify, record, report progress. It only loops; the driver
 /// (cli) builds the backend and the store.
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <vector>
 #include <map>
@@ -18,6 +19,8 @@
 #include "harness/run/runner.h"
 
 namespace vf {
+
+struct CampaignStats;
 
 struct CampaignOptions {
   double seconds = 60;
@@ -50,7 +53,14 @@ struct CampaignOptions {
   /// `vmapfuzz replay --reports` checks and files later, so --time holds and nothing is lost
   /// ("": the campaign's log names its gen line only).
   std::string uncheckedDir;
+  /// Called with the statistics so far every kCheckpointSeconds and after each filing, while no
+  /// other job records (the store is consistent): the driver writes summary.json as it goes, so a
+  /// campaign killed mid-way leaves its counts up to then. Unset: not called.
+  std::function<void(const CampaignStats &)> checkpoint;
 };
+
+/// Seconds between two CampaignOptions::checkpoint calls when nothing is filed.
+inline constexpr double kCheckpointSeconds = 5;
 
 struct CampaignStats {
   int64_t cases = 0;
@@ -77,6 +87,9 @@ struct CampaignStats {
   GuidedStats guided;     ///< python coverage, corpus and mutants (when --coverage is on)
   /// New failures kept unchecked at the deadline (CampaignOptions::uncheckedDir): their files.
   std::vector<std::string> unchecked;
+  /// Why filing failed (FilingError: no space, permission, a folder gone): the campaign stopped
+  /// there, kept that finding unchecked, and its driver exits 3. "": every finding was filed.
+  std::string filingError;
 };
 
 /// Runs the campaign with one thread per job; each case runs in every mode of its job.

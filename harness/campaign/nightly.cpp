@@ -64,6 +64,7 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
     }
   log << "vmapfuzz nightly: " << store.newCount() << " new signature(s) in " << static_cast<int>(elapsed())
       << " s; artifacts in " << opt.outDir << "\n";
+  if (!stats.filingError.empty()) throw FilingError(stats.filingError); // exit 3, after the artifacts
   return static_cast<int64_t>(store.newCount());
 }
 

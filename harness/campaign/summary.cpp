@@ -42,6 +42,7 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
   }
   j["new_findings"] = fresh;
   j["unchecked"] = s.unchecked; // new failures found as the time ran out: replay them to file
+  if (!s.filingError.empty()) j["filing_error"] = s.filingError; // the campaign stopped there (exit 3)
   return j;
 }
 

@@ -12,7 +12,8 @@
 namespace vf {
 
 /// Version 1: seed, shard, shards, cases, case_indices, seconds, verdicts, by_mode, coverage,
-/// unsupported, findings [{signature, verdict, new, hits, dir}], new_findings.
+/// unsupported, findings [{signature, verdict, new, hits (this campaign's), dir}], new_findings,
+/// unchecked, filing_error (only when filing failed).
 nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, const FindingStore &store);
 
 /// One summary for several shards of one campaign: counts add up, case indices are united, a

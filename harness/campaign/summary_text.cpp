@@ -62,6 +62,7 @@ void printLeftOut(const CampaignStats &s, std::ostream &os) {
        << s.unchecked.size() << "\n";
     for (const auto &f : s.unchecked) os << "  " << f << "\n";
   }
+  if (!s.filingError.empty()) os << "filing failed, the campaign stopped there: " << s.filingError << "\n";
   if (s.setAside) os << "set aside: " << s.setAside << " direct-mode failures whose programs the public API rejects (not torch bugs)\n";
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.

@@ -27,7 +27,8 @@ struct FuzzFlags {
   int64_t seconds = 60;
   std::string out = "vmapfuzz-out";
   std::string reports; ///< "": OUT/findings
-  std::string corpus, corpusDir, summaryJson, caseLog;
+  std::string corpus, corpusDir, caseLog;
+  std::string summaryJson; ///< "": OUT/summary.json
   bool noShrink = false;
   int64_t mutateShare = kDefaultMutateShare;
 };
@@ -44,6 +45,20 @@ void guidedOptions(const FuzzFlags &f, const Systems &systems, CampaignOptions &
               << (opt.guided.corpusDir.empty() ? "" : "; corpus " + opt.guided.corpusDir + " (" +
                                                           std::to_string(opt.guided.seeds.size()) + " cases)")
               << "\n";
+}
+
+/// Writes summary.json atomically; `complete` false while the campaign runs. A failure is said
+/// (once per campaign) and not fatal: the summary on the terminal still comes.
+void writeSummary(const std::string &path, nlohmann::json summary, bool complete) {
+  static bool warned = false;
+  summary["complete"] = complete;
+  try {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    writeFileAtomic(path, summary.dump(2) + "\n");
+  } catch (const std::exception &e) {
+    if (!warned || complete) std::cerr << "vmapfuzz: cannot write the summary " << path << ": " << e.what() << "\n";
+    warned = true;
+  }
 }
 
 int fuzz(FuzzFlags &f) {
@@ -69,6 +84,8 @@ int fuzz(FuzzFlags &f) {
     caseLog << "index\tcase_seed\tsize\tsystem\tverdict\tsignature\n";
     opt.caseLog = &caseLog;
   }
+  const std::string summaryPath = f.summaryJson.empty() ? f.out + "/summary.json" : f.summaryJson;
+  opt.checkpoint = [&](const CampaignStats &s) { writeSummary(summaryPath, summaryJson(opt, s, store), false); };
   auto stats = runCampaign(opt, systems->jobs(), store, std::cerr);
   printSummary(stats, store, std::cout);
   if (!stats.guided.table.empty()) {
@@ -76,7 +93,8 @@ int fuzz(FuzzFlags &f) {
     writeFileAtomic(f.out + "/lcov.info", lcovTrace(stats.guided.table, stats.guided.cov));
     std::cout << "python coverage: " << f.out << "/lcov.info\n";
   }
-  if (!f.summaryJson.empty()) writeFileAtomic(f.summaryJson, summaryJson(opt, stats, store).dump(2) + "\n");
+  writeSummary(summaryPath, summaryJson(opt, stats, store), true);
+  if (!stats.filingError.empty()) throw FilingError(stats.filingError); // exit 3, after the summary
   return store.newCount() > 0 ? kFound : kClean;
 }
 
@@ -99,7 +117,8 @@ void addFuzz(Cli &cli) {
   cmd.add_option("--reports", f->reports, "file new signatures here (default: OUT/findings)");
   cmd.add_option("--corpus", f->corpus, "copy each new finding's shrunk case here");
   cmd.add_flag("--no-shrink", f->noShrink, "file findings as found, unshrunk");
-  cmd.add_option("--summary-json", f->summaryJson, "write counts, case indices and findings here (for `merge`)");
+  cmd.add_option("--summary-json", f->summaryJson,
+                 "write counts, case indices and findings here, as the campaign goes (for `merge`; default: OUT/summary.json)");
   cmd.add_option("--case-log", f->caseLog,
                  "one line per case and mode here: index, case seed, size, system, verdict, signature");
   flag(cmd, "--mutate-share", f->mutateShare, "percent of cases that mutate corpus cases")->check(inRange(0, 100));

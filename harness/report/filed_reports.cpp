@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -35,7 +36,14 @@ int runCommand(const std::string &cmd, std::string &out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-void saveMeta(const FiledReport &r) { writeFileAtomic(r.dir + "/meta.json", r.meta.dump(2) + "\n"); }
+/// Writes the `keys` of r.meta into its meta.json as it is on disk now, under the reports' lock
+/// (a campaign may be counting hits in it meanwhile), and reads the result back into r.meta.
+void saveMeta(FiledReport &r, std::initializer_list<const char *> keys) {
+  ReportsLock lock(fs::path(r.dir).parent_path().string());
+  r.meta = updateMeta(lock, r.dir, [&](nlohmann::json &meta) {
+    for (const char *k : keys) meta[k] = r.meta[k];
+  });
+}
 
 } // namespace
 
@@ -59,7 +67,7 @@ std::vector<FiledReport> loadReports(const std::string &dir) {
   std::vector<FiledReport> out;
   for (const auto &e : fs::directory_iterator(dir)) {
     auto meta = e.path() / "meta.json";
-    if (!fs::exists(meta)) continue;
+    if (e.path().filename().string().starts_with(".") || !fs::exists(meta)) continue; // a folder being filed
     std::ifstream in(meta);
     auto j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("signature"))
@@ -81,7 +89,7 @@ int recheckReports(std::vector<FiledReport> &reports, const std::string &python,
     r.meta["status"] = status;
     r.meta["last_checked"] = nowUtc();
     r.meta["checked_with_torch"] = torchVersion;
-    saveMeta(r);
+    saveMeta(r, {"status", "last_checked", "checked_with_torch"});
     log << (status == "open" ? "OPEN  " : status == "fixed" ? "FIXED " : "ERROR ") << fs::path(r.dir).filename().string()
         << "  " << r.meta.value("title", "") << "\n";
   }
@@ -214,7 +222,7 @@ int fileIssues(std::vector<FiledReport> &reports, const std::string &gh, std::os
     if (code != 0) throw std::runtime_error("gh issue create failed (exit " + std::to_string(code) + ") for " + r.dir);
     std::string url = out.substr(0, out.find('\n'));
     r.meta["issue_url"] = url;
-    saveMeta(r);
+    saveMeta(r, {"issue_url"});
     log << "filed " << fs::path(r.dir).filename().string() << ": " << url << "\n";
     ++filed;
   }

@@ -37,6 +37,11 @@ std::vector<std::string> FilingPipeline::unchecked() {
   return unchecked_;
 }
 
+void FilingPipeline::locked(const std::function<void()> &f) {
+  std::lock_guard<std::mutex> g(mu_);
+  f();
+}
+
 FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, const CaseOrigin &origin,
                                   const FilingBudget &budget) {
   FilingReport rep;
@@ -93,6 +98,7 @@ FilingPipeline::Admission FilingPipeline::admit(const Case &c, const CaseResult 
       return a;
     }
     a.sig = shrunkSignature_.count(a.sig0) ? shrunkSignature_[a.sig0] : a.sig0;
+    store_.refresh(); // another campaign on the same reports may have filed it meanwhile
     a.fresh = !store_.known(a.sig) && r.verdict != Verdict::HarnessBug;
     a.shrink = opt_.shrink && a.fresh;
   }
@@ -178,21 +184,40 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   if (a.shrink) say_("shrunk: " + note);
   auto tFile = std::chrono::steady_clock::now();
   // The public API's run is filed where a direct-mode finding shows there too: replay it there.
-  auto rec = store_.record(filed, filedResult, reproduceFor(origin, opt_, filedResult.system), note, full);
-  rep.fileSeconds += since(tFile);
-  if (rec.isNew) {
-    std::string line = "NEW " + std::string(verdictName(found.verdict)) + " in " + found.system.str() + ": " + found.summary + "\n    -> " + rec.dir;
-    if (!rec.standalone.empty()) line += " (standalone repro.py: " + rec.standalone + ")";
-    say_(line);
+  const std::string line = reproduceFor(origin, opt_, filedResult.system);
+  try {
+    auto rec = store_.record(filed, filedResult, line, note, full);
+    if (rec.isNew) {
+      std::string said = "NEW " + std::string(verdictName(found.verdict)) + " in " + found.system.str() + ": " + found.summary +
+                         "\n    -> " + rec.dir;
+      if (!rec.standalone.empty()) said += " (standalone repro.py: " + rec.standalone + ")";
+      say_(said);
+    }
+    if (a.shrink)
+      for (const auto &p : pending_[a.sig0]) store_.record(p.c, p.r, p.rep, "", sig);
+  } catch (const FilingError &e) {
+    filingFailed(e, filed, filedResult, a.sig0, line, rep);
   }
+  rep.fileSeconds += since(tFile);
   if (a.shrink) {
-    for (const auto &p : pending_[a.sig0]) store_.record(p.c, p.r, p.rep, "", sig);
     pending_.erase(a.sig0);
     shrinking_.erase(a.sig0);
   }
 }
 
-std::string FilingPipeline::keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep) {
+void FilingPipeline::filingFailed(const FilingError &e, const Case &c, const CaseResult &r, const std::string &sig0,
+                                  const std::string &rep, FilingReport &report) {
+  report.filingError = e.what();
+  say_(std::string("vmapfuzz: ") + e.what() + "; the campaign stops");
+  try {
+    report.unchecked = keepUnchecked(c, r, sig0, rep, "which could not be filed (" + std::string(e.what()) + ")");
+  } catch (const std::exception &again) {
+    say_(std::string("vmapfuzz: cannot keep it unchecked either: ") + again.what());
+  }
+}
+
+std::string FilingPipeline::keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep,
+                                          const std::string &why) {
   std::string where = "(no folder for unchecked cases)";
   if (!opt_.uncheckedDir.empty()) {
     std::filesystem::create_directories(opt_.uncheckedDir);
@@ -207,15 +232,14 @@ std::string FilingPipeline::keepUnchecked(const Case &c, const CaseResult &r, co
       e.api = Api::Public;
       modes += "," + e.modeName();
     }
-    writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system.str() +
-                               ", found with too little of the campaign's time left to shrink, cross-check and file it\n"
+    writeFileAtomic(where, "# " + std::string(verdictName(r.verdict)) + " in " + r.system.str() + ", " + why + "\n"
                                "# " + r.summary.substr(0, 300) + "\n# signature (before those checks): " + sig0 +
                                "\n# found by: " + rep + "\n# shrink it: vmapfuzz shrink" + own +
                                " THIS_FILE\n# check and file it: vmapfuzz replay" + modes + " --reports REPORTS THIS_FILE\n" +
                                printCase(c));
   }
   unchecked_.push_back(where);
-  say_("kept unchecked (the time is up): a new " + std::string(verdictName(r.verdict)) + " in " + r.system.str() + " -> " + where);
+  say_("kept unchecked: a new " + std::string(verdictName(r.verdict)) + " in " + r.system.str() + ", " + why + " -> " + where);
   return where;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/report/findings.h"
+#include "harness/report/safe_files.h"
 #include "harness/run/runner.h"
 
 namespace vf {
@@ -56,6 +57,9 @@ struct FilingReport {
   double shrinkSeconds = 0;
   double fileSeconds = 0;     ///< writing the report (the store's record)
   std::string unchecked;      ///< the case file a failure was just kept in, unchecked ("" none)
+  /// The finding could not be filed (a FilingError: no space, permission, a folder gone): why.
+  /// It was kept unchecked instead; the campaign stops.
+  std::string filingError;
 };
 
 /// Reproduce line of a case from `origin` on `system`: its gen line, or a replay of case.vf.
@@ -76,6 +80,8 @@ public:
   size_t unique();
   /// Cases kept unchecked, in the order they were kept.
   std::vector<std::string> unchecked();
+  /// Runs `f` under the pipeline's lock: nothing files meanwhile, so the store is consistent.
+  void locked(const std::function<void()> &f);
 
 private:
   struct Pending {
@@ -102,8 +108,13 @@ private:
   void record(const Case &filed, const CaseResult &filedResult, const CaseResult &found, const Admission &a,
               const std::string &note, const Signature &full, const CaseOrigin &origin, FilingReport &rep);
   /// Keeps a new failure as a case file that `vmapfuzz replay --reports` checks and files later
-  /// (one per signature: "" when this one is kept already). Caller holds mu_.
-  std::string keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep);
+  /// (one per signature: "" when this one is kept already); `why` it is not filed now. Caller
+  /// holds mu_.
+  std::string keepUnchecked(const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep,
+                            const std::string &why = "found with too little of the campaign's time left to shrink, cross-check and file it");
+  /// A FilingError while recording: the finding kept unchecked, the reason reported. Caller holds mu_.
+  void filingFailed(const FilingError &e, const Case &c, const CaseResult &r, const std::string &sig0, const std::string &rep,
+                    FilingReport &report);
 
   FindingStore &store_;
   const FilingOptions opt_;

@@ -38,16 +38,6 @@ std::string fnv1aHex(const std::string &text) {
   return std::string(buf, 16);
 }
 
-void writeFileAtomic(const std::string &path, const std::string &text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  fs::rename(tmp, path);
-}
-
 std::string nowUtc() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -57,23 +47,42 @@ std::string nowUtc() {
 
 FindingStore::FindingStore(std::string reportsDir, StoreOptions opt) : dir_(std::move(reportsDir)), opt_(std::move(opt)) {
   if (!fs::is_directory(dir_)) return;
-  for (const auto &e : fs::directory_iterator(dir_)) {
-    auto meta = e.path() / "meta.json";
-    if (!fs::exists(meta)) continue;
-    try {
-      std::ifstream in(meta);
-      auto j = nlohmann::json::parse(in);
-      FindingRecord rec;
-      rec.dir = e.path().string();
-      rec.signature = j.at("signature").get<std::string>();
-      rec.hits = j.value("hits", int64_t{0});
-      seen_[rec.signature] = rec;
-      for (const auto &alias : j.value("aliases", std::vector<std::string>{}))
-        if (alias != rec.signature) aliases_[alias] = rec.signature;
-    } catch (const std::exception &ex) {
-      throw std::runtime_error(meta.string() + ": unreadable meta.json: " + ex.what());
-    }
+  try {
+    ReportsLock lock(dir_);
+    removeStaleFiling(lock);
+  } catch (const FilingError &) { // a folder this process cannot write to: read it as it is
   }
+  refresh();
+}
+
+void FindingStore::refresh() {
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || loaded_.count(name)) continue; // the lock, staging folders
+    load(it->path());
+  }
+}
+
+void FindingStore::load(const fs::path &folder) {
+  auto meta = folder / "meta.json";
+  if (!fs::exists(meta)) return; // not a report
+  try {
+    std::ifstream in(meta);
+    auto j = nlohmann::json::parse(in);
+    const std::string sig = j.at("signature").get<std::string>();
+    auto &rec = seen_[sig];
+    if (rec.dir.empty()) { // the first folder of a signature filed twice (by an old vmapfuzz) counts
+      rec.dir = folder.string();
+      rec.signature = sig;
+      rec.hits = j.value("hits", int64_t{0});
+    }
+    for (const auto &alias : j.value("aliases", std::vector<std::string>{}))
+      if (alias != sig) aliases_[alias] = sig;
+  } catch (const std::exception &ex) {
+    throw std::runtime_error(meta.string() + ": unreadable meta.json: " + ex.what());
+  }
+  loaded_.insert(folder.filename().string());
 }
 
 size_t FindingStore::unique() const {
@@ -104,7 +113,8 @@ std::string confirmStandalone(const std::string &python, const std::string &dir,
 void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) {
   if (preloads.empty()) return;
   auto names = preloadFileNames(preloads);
-  fs::create_directories(dir + "/preload");
+  std::error_code made; // a full disk: the next write into the folder says so
+  fs::create_directories(dir + "/preload", made);
   for (size_t i = 0; i < preloads.size(); ++i) {
     std::error_code ec; // gone since the worker started: repro.py falls back to the path and says so
     fs::copy_file(preloads[i].path, dir + "/preload/" + names[i], fs::copy_options::overwrite_existing, ec);
@@ -194,6 +204,21 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
 
 } // namespace
 
+void FindingStore::countHit(const ReportsLock &lock, FindingRecord &rec) {
+  nlohmann::json meta;
+  try {
+    meta = updateMeta(lock, rec.dir, [&](nlohmann::json &m) {
+      m["signature"] = rec.signature;
+      m["hits"] = m.value("hits", int64_t{0}) + 1; // what is on disk: other campaigns' hits too
+      m["last_seen"] = nowUtc();
+    });
+  } catch (const std::system_error &e) {
+    throw cannotFile(rec.dir, e.code().message(), "counting a hit in meta.json");
+  }
+  rec.hits = meta["hits"].get<int64_t>();
+  rec.hitsNow++;
+}
+
 FindingRecord FindingStore::record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
                                    const std::string &shrinkNote, const std::string &signature) {
   Signature s;
@@ -219,14 +244,15 @@ void FindingStore::collect(bool wait) {
     }
     auto &rec = seen_[it->signature];
     rec.standalone = it->status.get();
-    std::ofstream(rec.dir + "/result.txt", std::ios::app) << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
-    nlohmann::json meta;
-    if (std::ifstream in(rec.dir + "/meta.json"); in) meta = nlohmann::json::parse(in, nullptr, false);
-    if (meta.is_object()) {
-      meta["standalone"] = rec.standalone;
-      writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
-    }
     it = confirming_.erase(it);
+    try {
+      ReportsLock lock(dir_);
+      std::ofstream(rec.dir + "/result.txt", std::ios::app) << "\nstandalone repro.py (fresh python, only torch): " << rec.standalone << "\n";
+      if (fs::exists(rec.dir + "/meta.json"))
+        updateMeta(lock, rec.dir, [&](nlohmann::json &meta) { meta["standalone"] = rec.standalone; });
+    } catch (const std::system_error &e) {
+      throw cannotFile(rec.dir, e.code().message(), "writing its repro.py's confirmation");
+    }
   }
 }
 
@@ -238,42 +264,47 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   CaseResult r = found;
   if (found.forwardDiffers) r.system = found.system.forward();
   std::string sig = full.key;
+  // At most two fresh pythons at a time (each imports torch: hundreds of MB): a campaign that
+  // files many findings at once waits for the oldest (never past its deadline: they stop there),
+  // before it takes the reports' lock that other campaigns wait for.
+  if (!opt_.confirmPython.empty() && !known(sig))
+    while (confirming_.size() >= 2) {
+      confirming_.front().status.wait();
+      collect(false);
+    }
+  ReportsLock lock(dir_);
+  refresh(); // what other campaigns filed meanwhile
   // A signature filed under another name (an old one, or a merged folder's) counts there.
   if (auto a = aliases_.find(sig); a != aliases_.end()) sig = a->second;
-  auto &rec = seen_[sig];
-  rec.signature = sig;
-  rec.hits++;
-  rec.hitsNow++;
-  if (!rec.dir.empty()) {
+  if (auto it = seen_.find(sig); it != seen_.end() && !it->second.dir.empty()) {
     // Known: count the hit, keep everything else as filed.
-    auto metaPath = rec.dir + "/meta.json";
-    nlohmann::json meta;
-    if (std::ifstream in(metaPath); in) meta = nlohmann::json::parse(in, nullptr, false);
-    if (meta.is_discarded() || !meta.is_object()) meta = nlohmann::json::object();
-    meta["signature"] = sig;
-    meta["hits"] = rec.hits;
-    meta["last_seen"] = nowUtc();
-    writeFileAtomic(metaPath, meta.dump(2) + "\n");
-    FindingRecord hit = rec;
+    countHit(lock, it->second);
+    FindingRecord hit = it->second;
     hit.isNew = false;
     return hit;
   }
+  FindingRecord rec;
+  rec.signature = sig;
+  rec.hits = rec.hitsNow = 1;
   rec.isNew = true;
   std::vector<std::pair<std::string, std::string>> filed;
   for (const auto &[k, other] : seen_)
     if (!other.dir.empty() && k != sig) filed.emplace_back(fs::path(other.dir).filename().string(), k);
   std::vector<Closeness> closest = closestReports(sig, filed);
   std::string name = std::string(verdictName(r.verdict)) + "-" + hex8(sig);
+  if (fs::exists(dir_ + "/" + name)) name = std::string(verdictName(r.verdict)) + "-" + fnv1aHex(sig); // taken (8 hex digits)
   rec.dir = dir_ + "/" + name;
-  fs::create_directories(rec.dir);
-  writeFileAtomic(rec.dir + "/case.vf", printCase(c));
-  writeFileAtomic(rec.dir + "/program.py", emitModule(c, r.system.exec.api, r.system.grad()));
+  // The folder is written as a hidden sibling and renamed into place last: whole, or not there.
+  StagedFolder staged(lock, name);
+  auto put = [&](const std::string &file, const std::string &text) { staged.write(file, text); };
+  put("case.vf", printCase(c));
+  put("program.py", emitModule(c, r.system.exec.api, r.system.grad()));
   std::ostringstream head;
   head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
   ReproOptions ro;
   ro.exec = r.system.exec;
   ro.preloads = preloadsOf(opt_.environment);
-  copyPreloads(ro.preloads, rec.dir);
+  copyPreloads(ro.preloads, staged.path());
   if (r.againBatchSize) {
     ro.again = c;
     ro.again->spec.levels[0].size = r.againBatchSize;
@@ -287,7 +318,7 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
     ro.cotangents = cotangents(c);
     if (ro.again) ro.againCotangents = cotangents(*ro.again);
   }
-  writeFileAtomic(rec.dir + "/repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
+  put("repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
   // The environment of this finding: the campaign's, with the mode and device that found it.
   nlohmann::json env = opt_.environment;
   env["mode"] = ro.exec.modeName();
@@ -309,25 +340,14 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   if (!r.errorType.empty()) res << "  raised " << r.errorType << ": " << r.errorMessage << "\n";
   for (size_t i = 0; i < r.actual.size(); ++i) res << "  output " << i << ": " << describeTensor(r.actual[i]) << "\n";
   if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
-  if (!opt_.confirmPython.empty()) {
-    // At most two fresh pythons at a time (each imports torch: hundreds of MB): a campaign that
-    // files many findings at once waits for the oldest (never past its deadline: they stop there).
-    while (confirming_.size() >= 2) {
-      confirming_.front().status.wait();
-      collect(false);
-    }
-    double left = 600;
-    if (deadline_) left = std::min(left, std::chrono::duration<double>(*deadline_ - std::chrono::steady_clock::now()).count());
-    if (left >= kMinConfirmSeconds) {
-      rec.standalone = kConfirming;
-      confirming_.push_back({sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, rec.dir,
-                                             static_cast<int>(left))});
-    } else {
-      rec.standalone = "not checked (filed as the campaign's time ran out: run repro.py)";
-    }
-  }
-  writeFileAtomic(rec.dir + "/result.txt", res.str());
-  writeFileAtomic(rec.dir + "/report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));
+  // The confirmation starts once the folder is in place; meta.json says it is under way.
+  double left = 600;
+  if (deadline_) left = std::min(left, std::chrono::duration<double>(*deadline_ - std::chrono::steady_clock::now()).count());
+  const bool confirm = !opt_.confirmPython.empty() && left >= kMinConfirmSeconds;
+  if (confirm) rec.standalone = kConfirming;
+  else if (!opt_.confirmPython.empty()) rec.standalone = "not checked (filed as the campaign's time ran out: run repro.py)";
+  put("result.txt", res.str());
+  put("report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));
   nlohmann::json meta = {{"signature", sig},
                          {"verdict", std::string(verdictName(r.verdict))},
                          {"title", title(c, r)},
@@ -349,10 +369,19 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
   if (!full.frame.empty()) meta["raised_at"] = full.frame;
   for (const auto &c : closest)
     meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
-  writeFileAtomic(rec.dir + "/meta.json", meta.dump(2) + "\n");
+  put("meta.json", meta.dump(2) + "\n");
+  staged.publish();
+  seen_[sig] = rec;
+  loaded_.insert(name);
+  if (confirm)
+    confirming_.push_back({sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, rec.dir, static_cast<int>(left))});
   if (!opt_.corpusDir.empty()) {
-    fs::create_directories(opt_.corpusDir);
-    writeFileAtomic(opt_.corpusDir + "/" + name + ".vf", "# " + title(c, r) + "\n# signature: " + sig + "\n" + printCase(c));
+    try {
+      fs::create_directories(opt_.corpusDir);
+      writeFileAtomic(opt_.corpusDir + "/" + name + ".vf", "# " + title(c, r) + "\n# signature: " + sig + "\n" + printCase(c));
+    } catch (const std::system_error &e) { // filed in the reports; its corpus copy is missing
+      throw cannotFile(opt_.corpusDir, e.code().message(), "copying " + name + "'s case to the corpus");
+    }
   }
   return rec;
 }

@@ -2,16 +2,20 @@
 /// Files findings: one folder per signature under a reports directory, with the shrunk case,
 /// the emitted Python, a standalone repro.py, report.md (ready to paste as an issue), result.txt
 /// and meta.json. Signatures already filed there (by this or an earlier campaign) only get
-/// their hit count and last-seen updated. Every write is atomic.
+/// their hit count and last-seen updated. Every write is atomic, and campaigns filing into one
+/// folder at once see each other's findings (safe_files.h).
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <optional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/report/safe_files.h"
 #include "harness/report/signature.h"
 #include "harness/run/verdict.h"
 #include "ir/program.h"
@@ -43,8 +47,14 @@ class FindingStore {
 public:
   /// Loads the signatures already filed under `reportsDir` (from each folder's meta.json), and
   /// each folder's `aliases` (its signatures before a migration, or of folders merged into it).
+  /// Removes what dead writers of this host left there (removeStaleFiling).
   explicit FindingStore(std::string reportsDir, StoreOptions opt = {});
+  /// Loads the folders filed since by other campaigns (a folder appears whole: no lock needed).
+  void refresh();
   /// Records a finding: files it the first time its signature is seen, else counts the hit.
+  /// Under the reports folder's lock: what is on disk decides (another campaign may have filed
+  /// the signature meanwhile: then the hit counts there), and a hit adds one to meta.json's
+  /// count. Throws FilingError when it cannot write; nothing of it is then counted or left.
   /// `signature`: "" computes it from the case.
   FindingRecord record(const Case &c, const CaseResult &r, const std::string &reproduceLine,
                        const std::string &shrinkNote = "", const std::string &signature = "");
@@ -82,6 +92,10 @@ public:
 private:
   /// Writes the result of finished confirmations (all of them when `wait`).
   void collect(bool wait);
+  /// Reads one report folder's meta.json into seen_ and aliases_ (once per folder name).
+  void load(const std::filesystem::path &folder);
+  /// Counts a hit of a filed signature in its meta.json (under `lock`).
+  void countHit(const ReportsLock &lock, FindingRecord &rec);
 
   struct Confirmation {
     std::string signature;
@@ -93,14 +107,13 @@ private:
   StoreOptions opt_;
   std::map<std::string, FindingRecord> seen_;
   std::map<std::string, std::string> aliases_; ///< alias -> the signature it is filed under
+  std::set<std::string> loaded_;               ///< folder names read into seen_
 };
 
 /// 16 hex digits of the FNV-1a hash of `text`: stable across runs and platforms (std::hash is
 /// not). Names report folders, corpus files and unchecked cases.
 std::string fnv1aHex(const std::string &text);
 
-/// Writes `text` to `path` atomically (temporary file, then rename).
-void writeFileAtomic(const std::string &path, const std::string &text);
 /// The current UTC time as ISO 8601.
 std::string nowUtc();
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/report/filed_reports.h"
@@ -43,6 +44,13 @@ CaseResult aBatchedError() {
   return r;
 }
 
+/// The report folders of `dir`: its entries but the lock and folders being filed (dot names).
+int reportFolders(const std::string &dir) {
+  int n = 0;
+  for (const auto &e : fs::directory_iterator(dir)) n += e.path().filename().string()[0] != '.';
+  return n;
+}
+
 } // namespace
 
 TEST(FindingStore, FilesANewSignatureOnceAndCountsLaterHits) {
@@ -77,7 +85,7 @@ TEST(FindingStore, FilesANewSignatureOnceAndCountsLaterHits) {
   EXPECT_FALSE(second.isNew);
   EXPECT_EQ(second.dir, first.dir);
   EXPECT_EQ(readJson(first.dir + "/meta.json")["hits"], 2);
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  EXPECT_EQ(reportFolders(dir), 1);
   EXPECT_EQ(store.newCount(), 1u);
 
   // A later campaign over the same directory knows the signature already.
@@ -250,4 +258,128 @@ TEST(FindingStore, AConfirmationStillRunningAtTheEndIsWrittenByTheDestructor) {
     reportDir = store.record(aCase(), aBatchedError(), "vmapfuzz gen --case-seed 1").dir;
   }
   EXPECT_EQ(readJson(reportDir + "/meta.json")["standalone"], "not reproduced");
+}
+
+// Filing between processes (filing.h): the lock, the merge of hit counts, staging, leftovers.
+
+TEST(Filing, TwoStoresOnOneFolderAddUpTheirHitsInsteadOfOverwriting) {
+  std::string dir = tempDir("two-stores");
+  FindingStore a(dir), b(dir); // two campaigns started at once: neither knows the other's filing
+  auto first = a.record(aCase(), aBatchedError(), "a");
+  EXPECT_TRUE(first.isNew);
+  auto fromB = b.record(aCase(), aBatchedError(), "b"); // b files nothing twice: a hit on a's folder
+  EXPECT_FALSE(fromB.isNew);
+  EXPECT_EQ(fromB.dir, first.dir);
+  EXPECT_EQ(a.record(aCase(), aBatchedError(), "a").hits, 3); // what is on disk, not a's own count of 2
+  EXPECT_EQ(readJson(first.dir + "/meta.json")["hits"], 3);
+  EXPECT_EQ(a.all().begin()->second.hitsNow + b.all().begin()->second.hitsNow, 3);
+  EXPECT_EQ(b.newCount(), 0u);
+  EXPECT_EQ(reportFolders(dir), 1);
+}
+
+TEST(Filing, ProcessesRacingOnOneSignatureFileItOnceAndEveryHitCounts) {
+  std::string dir = tempDir("race");
+  constexpr int kProcs = 4, kHits = 5;
+  std::vector<pid_t> kids;
+  for (int p = 0; p < kProcs; ++p) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int code = 0;
+      try {
+        FindingStore store(dir);
+        for (int i = 0; i < kHits; ++i) store.record(aCase(), aBatchedError(), "p" + std::to_string(p));
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "child %d: %s\n", p, e.what());
+        code = 1;
+      }
+      _exit(code);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t k : kids) {
+    int st = 0;
+    ASSERT_EQ(waitpid(k, &st, 0), k);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  ASSERT_EQ(reportFolders(dir), 1);
+  EXPECT_EQ(loadReports(dir).front().meta["hits"], kProcs * kHits);
+  for (const auto &e : fs::recursive_directory_iterator(dir))
+    EXPECT_FALSE(isFilingTemporary(e.path().filename().string())) << e.path();
+}
+
+TEST(Filing, WhatADeadWriterOfThisHostLeftIsRemovedByTheNextStore) {
+  std::string dir = tempDir("leftovers");
+  FindingStore store(dir);
+  auto rec = store.record(aCase(), aBatchedError(), "x");
+  pid_t dead = fork(); // a process that is gone by the time the next store opens the folder
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string deadTag = std::to_string(dead) + "@" + host, liveTag = std::to_string(getppid()) + "@" + host;
+  std::ofstream(rec.dir + "/meta.json.tmp.0." + deadTag) << "{";
+  fs::create_directories(dir + "/.filing-mismatch-0123abcd." + deadTag);
+  std::ofstream(dir + "/.filing-mismatch-0123abcd." + deadTag + "/case.vf") << "half";
+  std::ofstream(rec.dir + "/meta.json.tmp.1." + liveTag) << "{";            // a live writer's
+  std::ofstream(rec.dir + "/meta.json.tmp.2." + std::to_string(dead) + "@elsewhere") << "{"; // another host's
+  FindingStore next(dir);
+  EXPECT_FALSE(fs::exists(rec.dir + "/meta.json.tmp.0." + deadTag));
+  EXPECT_FALSE(fs::exists(dir + "/.filing-mismatch-0123abcd." + deadTag));
+  EXPECT_TRUE(fs::exists(rec.dir + "/meta.json.tmp.1." + liveTag));
+  EXPECT_TRUE(fs::exists(rec.dir + "/meta.json.tmp.2." + std::to_string(dead) + "@elsewhere"));
+  EXPECT_TRUE(next.known(rec.signature));
+  EXPECT_EQ(loadReports(dir).size(), 1u);
+}
+
+TEST(Filing, AFolderNotPublishedIsRemovedAndOneInPlaceIsNotOverwritten) {
+  std::string dir = tempDir("staged");
+  {
+    ReportsLock lock(dir);
+    StagedFolder staged(lock, "mismatch-00000000");
+    staged.write("case.vf", "x");
+    EXPECT_TRUE(fs::exists(staged.path() + "/case.vf"));
+  } // a write failed after this one: the folder goes
+  EXPECT_EQ(reportFolders(dir), 0);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1); // the lock alone
+  ReportsLock lock(dir);
+  fs::create_directories(dir + "/mismatch-00000000");
+  StagedFolder again(lock, "mismatch-00000000");
+  try {
+    again.publish();
+    FAIL() << "published over a folder in place";
+  } catch (const FilingError &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot file a finding into " + dir + "/mismatch-00000000"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Filing, AVanishedReportFolderIsAFilingErrorThatCountsNothing) {
+  std::string dir = tempDir("vanished");
+  FindingStore store(dir);
+  auto rec = store.record(aCase(), aBatchedError(), "x");
+  fs::remove_all(rec.dir);
+  try {
+    store.record(aCase(), aBatchedError(), "x");
+    FAIL() << "a hit counted into a folder that is gone";
+  } catch (const FilingError &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot file a finding into " + rec.dir + ": No such file or directory"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(store.all().at(rec.signature).hitsNow, 1);
+}
+
+TEST(Filing, RecheckKeepsTheHitsACampaignCountedMeanwhile) {
+  std::string dir = tempDir("recheck-merge");
+  FindingStore store(dir);
+  auto rec = store.record(aCase(), aBatchedError(), "x");
+  std::ofstream(rec.dir + "/repro.py") << "exit 1\n";
+  auto reports = loadReports(dir); // read before the campaign's next hit
+  store.record(aCase(), aBatchedError(), "x");
+  std::ostringstream log;
+  recheckReports(reports, "/bin/sh", "9.9", log);
+  auto meta = readJson(rec.dir + "/meta.json");
+  EXPECT_EQ(meta["hits"], 2);
+  EXPECT_EQ(meta["status"], "open");
 }

@@ -201,7 +201,10 @@ TEST(FindingStore, MatchesASignatureAgainstAFoldersAliases) {
   EXPECT_FALSE(rec.isNew);
   EXPECT_EQ(fs::path(rec.dir).filename(), "mismatch-old");
   EXPECT_EQ(rec.hits, 4);
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+  // No second folder: the only report folder is the old one (beside the folder's lock file).
+  int folders = 0;
+  for (const auto &e : fs::directory_iterator(dir)) folders += e.is_directory();
+  EXPECT_EQ(folders, 1);
 }
 
 // A shrink keeps the cheap key (verdict and kind of difference) at every step, so the case it
