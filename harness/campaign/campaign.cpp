@@ -259,6 +259,7 @@ private:
         return;
       }
       sig = shrunkSignature_.count(sig0) ? shrunkSignature_[sig0] : sig0;
+      if (knownHit(sig, r)) return; // filed in the known reports: not shrunk (a mismatch: once mapped)
       fresh = !store_.known(sig) && r.verdict != Verdict::HarnessBug;
       shrink = opt_.shrink && fresh;
     }
@@ -349,6 +350,12 @@ private:
     std::lock_guard<std::mutex> g(mu_);
     if (fresh) sig = shrunkSignature_[sig0] = full.key;
     if (shrink) say("shrunk: " + note);
+    if (fresh && knownHit(sig, filedResult)) { // its shrunk, ablated signature is filed in the known reports
+      for (const auto &p : pending_[sig0]) knownHit(sig, p.r);
+      pending_.erase(sig0);
+      shrinking_.erase(sig0);
+      return;
+    }
     auto tFile = std::chrono::steady_clock::now();
     // The public API's run is filed where a direct-mode finding shows there too: replay it there.
     auto rec = store_.record(filed, filedResult, filedResult.system == r.system ? rep : reproduce(filedResult.system), note, full);
@@ -363,6 +370,15 @@ private:
       pending_.erase(sig0);
       shrinking_.erase(sig0);
     }
+  }
+
+  /// Counts a hit of a signature filed in the known reports (CampaignOptions::known), saying so
+  /// the first time; true when it is filed there. Caller holds mu_.
+  bool knownHit(const std::string &sig, const CaseResult &r) {
+    if (!opt_.known || r.verdict == Verdict::HarnessBug) return false;
+    auto line = opt_.known->hit(sig, std::string(verdictName(r.verdict)), r.system);
+    if (line && !line->empty()) say(*line);
+    return line.has_value();
   }
 
   /// Mean seconds of one run of `system` so far (0 before its first). Caller holds mu_.

@@ -14,6 +14,7 @@
 #include "harness/campaign/draw.h"
 #include "harness/campaign/guided.h"
 #include "harness/report/findings.h"
+#include "harness/report/known_reports.h"
 #include "harness/campaign/phase_times.h"
 #include "harness/run/runner.h"
 
@@ -50,6 +51,9 @@ struct CampaignOptions {
   /// `vmapfuzz replay --reports` checks and files later, so --time holds and nothing is lost
   /// ("": the campaign's log names its gen line only).
   std::string uncheckedDir;
+  /// Bugs filed elsewhere, read only (`fuzz --known`: the project's reports/): a finding whose
+  /// signature is filed there is counted there, not shrunk or filed (nullptr: none).
+  KnownReports *known = nullptr;
 };
 
 struct CampaignStats {
