@@ -32,13 +32,16 @@ vf_in_env() {
 }
 
 # Configures and builds in ${VMAPFUZZ_BUILD_DIR:-build} with ${VMAPFUZZ_JOBS:-$(nproc)} jobs and
-# the extra CMake flags in VMAPFUZZ_CMAKE_ARGS.
+# the extra CMake flags in VMAPFUZZ_CMAKE_ARGS. With arguments, builds only those targets
+# (`vf_build vmapfuzz`: the binary alone, without the tests); without, every target.
 vf_build() {
   local build=${VMAPFUZZ_BUILD_DIR:-build}
   local prefix
   prefix=$(vf_in_env python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
   vf_in_env cmake -S . -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" ${VMAPFUZZ_CMAKE_ARGS:-} >/dev/null
-  vf_in_env cmake --build "$build" -j "${VMAPFUZZ_JOBS:-$(nproc)}"
+  local targets=()
+  [ $# -eq 0 ] || targets=(--target "$@")
+  vf_in_env cmake --build "$build" -j "${VMAPFUZZ_JOBS:-$(nproc)}" "${targets[@]}"
 }
 
 # Prints -DVMAPFUZZ_TESTS=OFF when CMake finds no GoogleTest where it builds (a GPU machine with

@@ -6,6 +6,7 @@
 #   ci/nightly.sh --budget 1800                     # one machine
 #   ci/nightly.sh --budget 1800 --shard 0/4 --out shard0   # one of four; then `vmapfuzz merge`
 # Extra arguments go to `vmapfuzz nightly` (--mode, --device, --jobs, --seed, ...).
+# Builds the vmapfuzz binary only (ci/test.sh builds the tests).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-vf_build
+vf_build vmapfuzz
 vf_in_env "${VMAPFUZZ_BUILD_DIR:-build}/vmapfuzz" nightly "$@"

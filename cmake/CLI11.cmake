@@ -21,10 +21,15 @@ if(VMAPFUZZ_CLI11_SOURCE)
   target_include_directories(vf_cli11 SYSTEM INTERFACE ${_cli11_include})
   add_library(CLI11::CLI11 ALIAS vf_cli11)
   message(STATUS "CLI11: headers from ${_cli11_include}")
+  vf_cli11_header_version("${_cli11_include}" _cli11_version)
+  vf_require_version(CLI11 "${_cli11_version}" ${VMAPFUZZ_MIN_CLI11}
+    "Point -DVMAPFUZZ_CLI11_SOURCE at a newer source tree of it.")
 else()
   find_package(CLI11 CONFIG QUIET)
   if(NOT CLI11_FOUND)
     message(FATAL_ERROR "CLI11 not found: install it (Debian: libcli11-dev) or point "
-                        "-DVMAPFUZZ_CLI11_SOURCE=DIR at a source tree of it (see README, GPU)")
+                        "-DVMAPFUZZ_CLI11_SOURCE=DIR at a source tree of it (see docs/gpu.md)")
   endif()
+  vf_require_version(CLI11 "${CLI11_VERSION}" ${VMAPFUZZ_MIN_CLI11}
+    "Install a newer libcli11-dev, or point -DVMAPFUZZ_CLI11_SOURCE=DIR at a newer source tree of it.")
 endif()

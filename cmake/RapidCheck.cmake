@@ -29,6 +29,6 @@ else()
   find_package(rapidcheck CONFIG QUIET)
   if(NOT rapidcheck_FOUND)
     message(FATAL_ERROR "RapidCheck not found: install it (Debian: librapidcheck-dev) or point "
-                        "-DVMAPFUZZ_RAPIDCHECK_SOURCE=DIR at a source tree of it (see README, GPU)")
+                        "-DVMAPFUZZ_RAPIDCHECK_SOURCE=DIR at a source tree of it (see docs/gpu.md)")
   endif()
 endif()

@@ -15,6 +15,7 @@
 #include "harness/campaign/draw.h"
 #include "harness/campaign/guided.h"
 #include "harness/report/findings.h"
+#include "harness/report/known_reports.h"
 #include "harness/campaign/phase_times.h"
 #include "harness/run/runner.h"
 
@@ -57,6 +58,9 @@ struct CampaignOptions {
   /// other job records (the store is consistent): the driver writes summary.json as it goes, so a
   /// campaign killed mid-way leaves its counts up to then. Unset: not called.
   std::function<void(const CampaignStats &)> checkpoint;
+  /// Bugs filed elsewhere, read only (`fuzz --known`: the project's reports/): a finding whose
+  /// signature is filed there is counted there, not shrunk or filed (nullptr: none).
+  KnownReports *known = nullptr;
 };
 
 /// Seconds between two CampaignOptions::checkpoint calls when nothing is filed.

@@ -1,5 +1,6 @@
 #include "harness/cli/cli.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "harness/run/systems.h"
@@ -15,8 +16,22 @@ exit codes: 0 clean (selftest: target met), 1 findings (selftest: target missed)
 
 } // namespace
 
-Cli::Cli() : app_("vmapfuzz: a differential fuzzer for torch.vmap of programs with control flow", "vmapfuzz") {
-  app_.usage("usage: vmapfuzz COMMAND [FLAGS]");
+class UsageFormatter : public CLI::Formatter {
+public:
+  /// The usage line `app` prints at the top of its help.
+  void set(const CLI::App *app, std::string usage) { usages_[app] = std::move(usage); }
+  std::string make_usage(const CLI::App *app, std::string name) const override {
+    auto it = usages_.find(app);
+    return it == usages_.end() ? CLI::Formatter::make_usage(app, std::move(name)) : it->second + "\n\n";
+  }
+
+private:
+  std::map<const CLI::App *, std::string> usages_;
+};
+
+Cli::Cli() : usage_(std::make_shared<UsageFormatter>()), app_("vmapfuzz: a differential fuzzer for torch.vmap of programs with control flow", "vmapfuzz") {
+  app_.formatter(usage_); // commands added later inherit it
+  usage_->set(&app_, "usage: vmapfuzz COMMAND [FLAGS]");
   app_.footer(kFooter);
   app_.require_subcommand(1);
   // A flag given twice takes its last value, as before; repeatable flags say so (repeatedFlag).
@@ -26,7 +41,7 @@ Cli::Cli() : app_("vmapfuzz: a differential fuzzer for torch.vmap of programs wi
 CLI::App &Cli::command(const std::string &name, const std::string &args, const std::string &about,
                        const std::string &details, Run run) {
   CLI::App *cmd = app_.add_subcommand(name, about);
-  cmd->usage("usage: vmapfuzz " + name + (args.empty() ? "" : " " + args) + " [FLAGS]");
+  usage_->set(cmd, "usage: vmapfuzz " + name + (args.empty() ? "" : " " + args) + " [FLAGS]");
   if (!details.empty()) cmd->footer(details);
   runs_[cmd] = std::move(run);
   return *cmd;
@@ -56,7 +71,9 @@ int Cli::main(int argc, char **argv) {
     return argc < 2 ? kUsage : kClean;
   }
   std::string first = argv[1];
-  if (first.rfind("-", 0) != 0 && !app_.get_subcommand_no_throw(first)) {
+  // check_name, not get_subcommand_no_throw: CLI11 2.1 (Debian 12) and 2.4 (Debian 13) lack the latter.
+  const bool known = std::any_of(runs_.begin(), runs_.end(), [&](const auto &r) { return r.first->check_name(first); });
+  if (first.rfind("-", 0) != 0 && !known) {
     std::cerr << "vmapfuzz: error: unknown command '" << first << "' (try vmapfuzz --help)\n";
     return kUsage;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct UsageError : std::runtime_error {
 /// What a command does once its flags are parsed; returns its exit code.
 using Run = std::function<int()>;
 
+/// Prints each command's own usage line (CLI11's App::usage is 2.2 or newer; this works on 2.1).
+class UsageFormatter;
+
 /// The vmapfuzz app and the run of each of its commands.
 class Cli {
 public:
@@ -39,6 +43,7 @@ public:
   int main(int argc, char **argv);
 
 private:
+  std::shared_ptr<UsageFormatter> usage_; ///< before app_: the app and its commands print with it
   CLI::App app_;
   std::map<const CLI::App *, Run> runs_;
 };

@@ -9,6 +9,7 @@
 #include "harness/campaign/summary.h"
 #include "harness/cli/campaign_flags.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/known_flag.h"
 #include "harness/report/findings.h"
 
 namespace vf::cli {
@@ -27,6 +28,7 @@ struct FuzzFlags {
   int64_t seconds = 60;
   std::string out = "vmapfuzz-out";
   std::string reports; ///< "": OUT/findings
+  std::string known = kKnownAuto;
   std::string corpus, corpusDir, caseLog;
   std::string summaryJson; ///< "": OUT/summary.json
   bool noShrink = false;
@@ -74,6 +76,8 @@ int fuzz(FuzzFlags &f) {
   so.corpusDir = f.corpus;
   std::string reports = f.reports.empty() ? f.out + "/findings" : f.reports;
   FindingStore store(reports, so);
+  auto known = openKnown(f.known, reports, std::cerr);
+  opt.known = known.get();
   std::cerr << "vmapfuzz: fuzzing for " << opt.seconds << " s, seed " << opt.seed;
   if (opt.shards > 1) std::cerr << ", shard " << opt.shard << "/" << opt.shards;
   std::cerr << ", filing to " << reports << " (" << store.all().size() << " signatures filed already)\n";
@@ -88,12 +92,18 @@ int fuzz(FuzzFlags &f) {
   opt.checkpoint = [&](const CampaignStats &s) { writeSummary(summaryPath, summaryJson(opt, s, store), false); };
   auto stats = runCampaign(opt, systems->jobs(), store, std::cerr);
   printSummary(stats, store, std::cout);
+  if (known && known->totalHits() > 0) {
+    printKnown(*known, std::cout);
+    known->save(f.out + "/known.json");
+  }
   if (!stats.guided.table.empty()) {
     std::filesystem::create_directories(f.out);
     writeFileAtomic(f.out + "/lcov.info", lcovTrace(stats.guided.table, stats.guided.cov));
     std::cout << "python coverage: " << f.out << "/lcov.info\n";
   }
-  writeSummary(summaryPath, summaryJson(opt, stats, store), true);
+  nlohmann::json final = summaryJson(opt, stats, store);
+  if (known) final["known"] = known->json();
+  writeSummary(summaryPath, final, true);
   if (!stats.filingError.empty()) throw FilingError(stats.filingError); // exit 3, after the summary
   return store.newCount() > 0 ? kFound : kClean;
 }
@@ -115,6 +125,7 @@ void addFuzz(Cli &cli) {
   flag(cmd, "--time", f->seconds, "seconds to fuzz, shrinking included")->check(inRange(0, 100000000));
   flag(cmd, "--out", f->out, "output directory (lcov.info, findings/, unchecked/: failures found as the time ran out)");
   cmd.add_option("--reports", f->reports, "file new signatures here (default: OUT/findings)");
+  addKnownFlag(cmd, f->known);
   cmd.add_option("--corpus", f->corpus, "copy each new finding's shrunk case here");
   cmd.add_flag("--no-shrink", f->noShrink, "file findings as found, unshrunk");
   cmd.add_option("--summary-json", f->summaryJson,

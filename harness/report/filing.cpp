@@ -47,7 +47,7 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
   FilingReport rep;
   const std::string line = reproduceFor(origin, opt_, r.system);
   const Admission a = admit(c, r, job, line, budget);
-  if (a.what == Admission::Waits) return rep;
+  if (a.what == Admission::Waits || a.what == Admission::Known) return rep;
   if (a.what == Admission::SetAside) {
     rep.setAside = 1;
     return rep;
@@ -98,6 +98,10 @@ FilingPipeline::Admission FilingPipeline::admit(const Case &c, const CaseResult 
       return a;
     }
     a.sig = shrunkSignature_.count(a.sig0) ? shrunkSignature_[a.sig0] : a.sig0;
+    if (knownHit(a.sig, r)) { // filed in the known reports: not shrunk (a mismatch: once mapped)
+      a.what = Admission::Known;
+      return a;
+    }
     store_.refresh(); // another campaign on the same reports may have filed it meanwhile
     a.fresh = !store_.known(a.sig) && r.verdict != Verdict::HarnessBug;
     a.shrink = opt_.shrink && a.fresh;
@@ -167,6 +171,13 @@ double FilingPipeline::checksCost(const CaseResult &r, const RunnerSet &job, con
   return own + pub + (r.verdict == Verdict::Mismatch ? opt_.ablationProbes * std::max(own, pub) : 0.0);
 }
 
+bool FilingPipeline::knownHit(const std::string &sig, const CaseResult &r) {
+  if (!opt_.known || r.verdict == Verdict::HarnessBug) return false;
+  auto line = opt_.known->hit(sig, std::string(verdictName(r.verdict)), r.system.str());
+  if (line && !line->empty()) say_(*line);
+  return line.has_value();
+}
+
 void FilingPipeline::setAside(const std::string &sig0, const std::string &why, FilingReport &rep) {
   std::lock_guard<std::mutex> g(mu_);
   setAside_.insert(sig0);
@@ -182,6 +193,12 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   std::string sig = a.sig;
   if (a.fresh) sig = shrunkSignature_[a.sig0] = full.key;
   if (a.shrink) say_("shrunk: " + note);
+  if (a.fresh && knownHit(sig, filedResult)) { // its shrunk, ablated signature is filed in the known reports
+    for (const auto &p : pending_[a.sig0]) knownHit(sig, p.r);
+    pending_.erase(a.sig0);
+    shrinking_.erase(a.sig0);
+    return;
+  }
   auto tFile = std::chrono::steady_clock::now();
   // The public API's run is filed where a direct-mode finding shows there too: replay it there.
   const std::string line = reproduceFor(origin, opt_, filedResult.system);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/report/findings.h"
+#include "harness/report/known_reports.h"
 #include "harness/report/safe_files.h"
 #include "harness/run/runner.h"
 
@@ -42,6 +43,9 @@ struct FilingOptions {
   std::string genFlags;         ///< repeated in every reproduce line
   std::string runFlags;         ///< flags replay needs too
   std::string uncheckedDir;     ///< where a failure found too late for its checks is kept ("": nowhere)
+  /// Bugs filed elsewhere, read only (`fuzz --known`: the project's reports/): a failure whose
+  /// signature is filed there is counted there, not shrunk or filed (nullptr: none).
+  KnownReports *known = nullptr;
 };
 
 /// The campaign's clock and cost model, as filing sees them (thread-safe callables).
@@ -91,7 +95,7 @@ private:
   };
   /// Where a failure goes after dedupe and budget.
   struct Admission {
-    enum { Waits, SetAside, Unchecked, Files } what = Files;
+    enum { Waits, SetAside, Known, Unchecked, Files } what = Files;
     std::string sig0, sig; ///< its cheap signature, and the one to file under (mapped through earlier shrinks)
     bool fresh = false, shrink = false;
     double checks = 0; ///< what its checks after shrinking cost
@@ -105,6 +109,9 @@ private:
   /// direct-mode finding's run through the public API, and a mismatch's ablation.
   double checksCost(const CaseResult &r, const RunnerSet &job, const FilingBudget &budget) const;
   void setAside(const std::string &sig0, const std::string &why, FilingReport &rep);
+  /// Counts a hit of a signature filed in the known reports (FilingOptions::known), saying so
+  /// the first time; true when it is filed there. Caller holds mu_.
+  bool knownHit(const std::string &sig, const CaseResult &r);
   void record(const Case &filed, const CaseResult &filedResult, const CaseResult &found, const Admission &a,
               const std::string &note, const Signature &full, const CaseOrigin &origin, FilingReport &rep);
   /// Keeps a new failure as a case file that `vmapfuzz replay --reports` checks and files later
