@@ -85,9 +85,11 @@ func(%0: f32[3]) {
 
 void write(const std::string &path, const std::string &text) { std::ofstream(path) << text; }
 
+/// The report folders of `reports` (not its lock file, nor a hidden folder being filed).
 std::vector<std::string> folders(const std::string &reports) {
   std::vector<std::string> out;
-  for (const auto &e : fs::directory_iterator(reports)) out.push_back(e.path().string());
+  for (const auto &e : fs::directory_iterator(reports))
+    if (e.is_directory() && e.path().filename().string()[0] != '.') out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
 }
