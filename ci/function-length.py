@@ -15,6 +15,9 @@ import sys
 
 # Functions that are one table: a registry's entries.
 TABLES = {("ir/ops.cpp", "buildOps")}
+# Functions still to split (issue 26), listed so that the check fails on any new one; each is
+# reported, and removing it from here once it is split keeps it split.
+PENDING = {("harness/report/findings.cpp", "record"), ("harness/backends/torch/python_emit.cpp", "emitRepro")}
 
 SIGNATURE = re.compile(
     r"^\s*(?!if\b|for\b|while\b|switch\b|else\b|do\b|namespace\b|struct\b|class\b|enum\b|union\b|extern\b|try\b|catch\b"
@@ -91,7 +94,9 @@ def main():
                 path = os.path.join(dirpath, f)
                 rel = os.path.relpath(path, root)
                 for line, n, name, text in long_functions(path, args.limit):
-                    if (rel, name) not in TABLES:
+                    if (rel, name) in PENDING:
+                        print(f"{rel}:{line}: {n} lines (limit {args.limit}), still to split: {text[:100]}")
+                    elif (rel, name) not in TABLES:
                         found.append((n, rel, line, text))
     for n, rel, line, text in sorted(found, reverse=True):
         print(f"{rel}:{line}: {n} lines (limit {args.limit}): {text[:100]}")
