@@ -15,10 +15,11 @@ ROOT=${VMAPFUZZ_SID_ROOT:-/var/cache/vmapfuzz/sid-root}
 PROJECT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The stamp names the package list's version: bump it when PACKAGES grows, and `ensure` installs
 # what an existing root lacks (apt-get install of the whole list; no new bootstrap).
-STAMP="$ROOT/.vmapfuzz-ready-v2"
+STAMP="$ROOT/.vmapfuzz-ready-v3"
 APT_OPTS=(-o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false -o Dpkg::Use-Pty=0)
 PACKAGES=(python3 python3-torch libtorch-dev g++ clang libclang-rt-dev cmake ninja-build
-          libgtest-dev libgmock-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev ca-certificates)
+          libgtest-dev libgmock-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev ca-certificates
+          python3-pytest python3-pyflakes)
 
 die() { echo "sid-root: error: $*" >&2; exit 3; }
 say() { echo "sid-root: $*" >&2; }

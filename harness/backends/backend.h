@@ -28,6 +28,10 @@ struct Outcome {
   std::string errorType;    ///< exception type, e.g. "RuntimeError"
   std::string errorMessage; ///< its message; for a crash, how the process ended
   std::string traceback;    ///< Python traceback, or the tail of a dead worker's stderr
+  /// A gradient mode's error: which pass raised, "forward", "backward" or "tangent" (the
+  /// forward-mode pass, torch.func.jvp), found by the worker from the exception's own frames
+  /// (the innermost pass frame) before its traceback is cut; "" outside the passes.
+  std::string raisingPass;
   double systemSeconds = 0; ///< time spent inside the system under test
   std::vector<at::Tensor> againOutputs; ///< runTwice: the outputs of the second call
   int failedCall = 0;       ///< runTwice: which call raised (0 or 1)

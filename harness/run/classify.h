@@ -48,7 +48,7 @@ struct Observations {
   bool batchedRan = false;
   Outcome::Status batched = Outcome::Status::Ok;
   std::string errorType, errorMessage;
-  std::string gradientPass;  ///< (gradient modes) which pass raised (gradientPassOf), "" unknown
+  std::string gradientPass;  ///< (gradient modes) which pass raised (passPhrase), "" unknown
   bool afterSaveLoad = false; ///< the error came from the fresh process (precompile modes)
   bool failedOnSecondCall = false;
   Comparison first;                ///< the first call's outputs against the reference (Ok only)

@@ -120,6 +120,7 @@ public:
       r_.errorType.clear(); // what autograd made of the wrong forward values is not the finding
       r_.errorMessage.clear();
       r_.traceback.clear();
+      r_.raisingPass.clear();
     }
   }
 
@@ -201,6 +202,7 @@ private:
     r_.errorType = b.errorType;
     r_.errorMessage = b.errorMessage;
     r_.traceback = b.traceback;
+    r_.raisingPass = b.raisingPass;
     r_.actual = b.outputs;
     r_.pyCoverage = std::move(batched_.pyCoverage);
     o.batchedRan = true;
@@ -219,7 +221,7 @@ private:
       if (o.first.equal && again_) o.second = compare(expectedOf(againPrep_), b.againOutputs);
     } else if (b.status == Outcome::Status::Error) {
       o.failedOnSecondCall = again_ && b.failedCall == 1;
-      if (grad()) o.gradientPass = gradientPassOf(b.traceback);
+      if (grad()) o.gradientPass = passPhrase(b.raisingPass);
       o.bufferHazard = bufferBatchingHazard(failedCase(o));
       o.saysInplaceRule = saysInplaceRule(b.errorMessage);
       o.saysUnsupported = saysUnsupported(b);

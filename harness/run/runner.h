@@ -39,12 +39,11 @@ struct Prepared : Evaluated {
 /// and VJP, or tangents and JVP; unchanged when it has them already).
 void addGradients(const Case &c, Prepared &p, const RunnerOptions &opt, Grad g);
 
-/// Which pass of a gradient mode's run raised, from its Python traceback: "the forward pass
-/// raises" (the batched program itself: a forward bug, which the forward modes meet too), "the
-/// backward pass raises", "the forward-mode pass (torch.func.jvp) raises" (+jvp), or "" when the
-/// traceback does not say (python_grad.cpp runs each pass
-/// in a function of its own name).
-std::string gradientPassOf(const std::string &traceback);
+/// What a finding says of the pass of a gradient mode's run that raised, from the worker's
+/// `raisingPass` ("forward", "backward", "tangent"): "the forward pass raises" (the batched
+/// program itself: a forward bug, which the forward modes meet too), "the backward pass raises",
+/// "the forward-mode pass (torch.func.jvp) raises" (+jvp), or "" for any other (not in a pass).
+std::string passPhrase(const std::string &raisingPass);
 inline constexpr const char *kForwardPassRaises = "the forward pass raises";
 inline constexpr const char *kBackwardPassRaises = "the backward pass raises";
 inline constexpr const char *kTangentPassRaises = "the forward-mode pass (torch.func.jvp) raises";

@@ -83,22 +83,16 @@ std::string gradientDetail(const Case &c, const std::string &detail, const std::
   return "the gradient of input x" + std::to_string(c.program.body.params[gin[k]].id) + ": " + m.suffix().str() + examples;
 }
 
-std::string gradientPassOf(const std::string &traceback) {
-  // The innermost of the two frames decides: a backward that re-runs a forward raises inside both.
-  // (npos counts as before everything).
-  auto at = [&](const char *frame) {
-    size_t p = traceback.rfind(frame);
-    return p == std::string::npos ? -1 : static_cast<long long>(p);
-  };
-  long long fw = at("in _forward_pass"), bw = at("in _backward_pass"), tw = at("in _tangent_pass");
-  if (std::max({fw, bw, tw}) < 0) return "";
-  if (tw > fw && tw > bw) return kTangentPassRaises;
-  return bw > fw ? kBackwardPassRaises : kForwardPassRaises;
+std::string passPhrase(const std::string &raisingPass) {
+  if (raisingPass == "forward") return kForwardPassRaises;
+  if (raisingPass == "backward") return kBackwardPassRaises;
+  if (raisingPass == "tangent") return kTangentPassRaises;
+  return "";
 }
 
 SystemId findingSystem(const CaseResult &r) {
   const bool forwardBug =
-      r.forwardDiffers || (r.verdict == Verdict::BatchedError && gradientPassOf(r.traceback) == kForwardPassRaises);
+      r.forwardDiffers || (r.verdict == Verdict::BatchedError && r.raisingPass == "forward");
   return forwardBug ? r.system.forward() : r.system;
 }
 

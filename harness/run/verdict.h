@@ -41,6 +41,9 @@ struct CaseResult {
   Verdict verdict = Verdict::Pass;
   std::string summary;            ///< one line: what differed, or the error
   std::string errorType, errorMessage, traceback;
+  /// A gradient mode's error: the pass that raised as the worker found it (Outcome::raisingPass:
+  /// "forward", "backward", "tangent"), "" outside the passes.
+  std::string raisingPass;
   std::vector<at::Tensor> expected, actual;
   /// The tolerance each expected tensor was compared with (oracles/compare.h): the precision
   /// each output was computed in. Empty when the run never got to compare.

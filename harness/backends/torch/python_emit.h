@@ -1,6 +1,9 @@
 #pragma once
 /// Emits a case as plain Python on public torch APIs: `program` (one example), `batched` (the
-/// vmapped program) and `per_example` (each example alone, stacked as vmap stacks).
+/// vmapped program) and `per_example` (each example alone, stacked as vmap stacks). Written with
+/// PyWriter (py_writer.h): the program and its regions in python_program.cpp and
+/// python_constructs.cpp, the module in python_module.cpp, repro.py in python_repro.cpp, the
+/// static Python in py/*.py (embedded at build time, cmake/EmbedPython.cmake).
 #include <string>
 #include <vector>
 
@@ -8,12 +11,11 @@
 
 #include "harness/backends/exec_config.h"
 #include "harness/backends/torch/preload.h"
+#include "harness/backends/torch/py_writer.h"
 #include "ir/program.h"
 
 namespace vf {
 
-/// A Python string literal (quotes, backslashes and newlines escaped).
-std::string pyString(const std::string &s);
 /// `def program(x0, x1): ...` with control flow as torch.cond and nested functions; with
 /// Api::Direct, as calls of the higher-order ops themselves (see directPrelude in the .cpp).
 /// A scan's in-place buffers are fresh tensors its combine_fn mutates (`buf.add_(v)`); with

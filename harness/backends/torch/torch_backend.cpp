@@ -8,6 +8,7 @@
 
 #include "ir/scalar_type.h"
 #include "harness/backends/torch/python_emit.h"
+#include "harness/backends/torch/python_entry.h"
 
 namespace vf {
 
@@ -77,7 +78,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
   const bool batched = mode == RunMode::Batched || mode == RunMode::BatchedForward;
   nlohmann::json req = {{"v", kProtocolVersion}, {"op", "run"}, {"id", nextId_++}, {"source", emitModule(c, exec.api, exec.grad)},
                         {"mode", batched ? "batched" : mode == RunMode::PerExample ? "unbatched" : "unbatched-func"},
-                        {"exec", exec.toJson()}};
+                        {"exec", exec.toJson()}, {"entry", entryPoint(exec_, mode).toJson()}};
   if (worker_->coverage()) req["coverage"] = worker_->coverageNewOnly() ? nlohmann::json("new") : nlohmann::json(true);
   req["tensors"] = nlohmann::json::array();
   req["calls"] = nlohmann::json::array();
@@ -122,6 +123,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     o.errorType = e.value("type", "?");
     o.errorMessage = e.value("message", "");
     o.traceback = e.value("traceback", "");
+    o.raisingPass = e.contains("raising_pass") && e["raising_pass"].is_string() ? e["raising_pass"].get<std::string>() : "";
     o.failedCall = e.value("call", 0);
     o.afterSaveLoad = e.value("after", "") == "save/load";
     return o;

@@ -16,7 +16,6 @@ before the reply.
 Planted fault (self-tests): `precompile-load-perturbed` in VMAPFUZZ_FAULTS adds 1 to the first
 floating output of every loaded function, in the fresh process only.
 """
-import json
 import os
 import pickle
 import shutil
@@ -24,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import traceback
+
+import vmapfuzz_aot  # the compile-save-load steps, shared with a precompile mode's repro.py
 
 ENTRY = "_vmapfuzz_entry"
 # A function of the case's own module (globals, no closure), so the artifact refers to `batched`
@@ -54,10 +55,6 @@ def missing(torch):
     return f"torch {torch.__version__} lacks " + ", ".join(lacks) if lacks else ""
 
 
-def _artifact(folder, k):
-    return os.path.join(folder, f"artifact_{k}.bin")
-
-
 def run_batched(torch, source, args_per_call, ex, preloads, worker_dir):
     """`args_per_call`: each call's inputs, contiguous on the CPU. Returns the outputs of each call (a tuple of tensors each), computed in a fresh process
     from the saved artifacts. Raises what the in-process compile raises, or AfterSaveLoad."""
@@ -65,20 +62,19 @@ def run_batched(torch, source, args_per_call, ex, preloads, worker_dir):
     exec(compile(source + ENTRY_SOURCE, "<vmapfuzz-case>", "exec"), ns)
     folder = tempfile.mkdtemp(prefix="vmapfuzz-precompile-")
     try:
-        for k, args in enumerate(args_per_call):
+        laid_out = []
+        for args in args_per_call:
             args = [a.to(ex.get("device", "cpu")) for a in args]
             if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
                 args = list(ns["layout_inputs"](*args))
-            torch._dynamo.reset()
-            compiled = torch.compile(ns[ENTRY], backend=ex["compile"], dynamic=ex.get("dynamic"),
-                                     fullgraph=True).aot_compile((tuple(args), {}))
-            if k == 0:
-                compiled(*args)  # the same torch runs it in process: what fails later is save/load's
-            try:
-                compiled.save_compiled_function(_artifact(folder, k))
-            except Exception as e:
-                raise AfterSaveLoad({"type": _type_name(e), "message": f"saving the compiled function: {e}"[:4000],
-                                     "traceback": traceback.format_exc()[-4000:], "call": k}) from None
+            laid_out.append(args)
+        try:
+            vmapfuzz_aot.aot_compile_and_save(torch, ns[ENTRY], laid_out, ex["compile"], ex.get("dynamic"), folder,
+                                              run_first=True)
+        except vmapfuzz_aot.AotSaveFailed as e:
+            raise AfterSaveLoad({"type": _type_name(e.error), "message": str(e)[:4000],
+                                 "traceback": "".join(traceback.format_exception(e.error))[-4000:],
+                                 "call": e.call}) from None
         with open(os.path.join(folder, "case.pkl"), "wb") as f:
             pickle.dump({"source": source, "args": [[a.cpu() for a in args] for args in args_per_call],
                          "device": ex.get("device", "cpu"),
@@ -129,21 +125,14 @@ def load_and_call(folder):
     if device != "cpu":
         torch.set_default_device(device)
 
-    def load(k):
-        with open(_artifact(folder, k), "rb") as f:
-            return torch.compiler.load_compiled_function(f, f_globals=ns)
-
     outputs, call = [], 0
     try:
-        first = load(0)
+        loaded = vmapfuzz_aot.aot_loader(torch, folder, ns)
         for call, args in enumerate(case["args"]):
             args = [a.to(device) for a in args]
             if "layout_inputs" in ns:
                 args = list(ns["layout_inputs"](*args))
-            fn = first
-            if call > 0 and not first.guard_check(*args):
-                fn = load(call)  # the saved guards reject this batch size, as they should
-            out = fn(*args)
+            out = loaded(call, *args)  # artifact 0, or this call's own where its guards reject it
             out = (out,) if isinstance(out, torch.Tensor) else tuple(out)
             if perturb:
                 out = _perturb(torch, out)

@@ -10,9 +10,14 @@ Protocol (version 2), over stdin/stdout, one request then one response:
                        "dynamic": null | true | false, "api": "public" | "direct",
                        "grad": absent | "of-vmap" | "vmap-of" | "jvp",
                        "precompile": bool (optional: vmapfuzz_precompile.py)},
+              "entry": {"fn": str, "compile": bool, "vjp_of": bool, "precompile": bool} (optional:
+                        the function of `source` to call, decided by the C++ side's one table,
+                        python_entry.h; absent: `batched` in a batched run, else `per_example`),
               "calls": [n0, n1, ...], "tensors": [{"dtype": "f32", "shape": [..]}, ...]}
   reply   := {"v": 2, "id": N, "status": "ok" | "error",
               "error": {"type", "message", "traceback", "call": k, "oom": bool,
+                        "raising_pass": "forward" | "backward" | "tangent" | null (which pass of
+                        a gradient mode raised, from the frames before the traceback is cut),
                         "after": "save/load" when a precompile mode's fresh process failed},
               "tensors": [...], "calls": [m0, m1, ...], "recycle": bool,
               "torch_s": seconds inside the program's calls (torch), "worker_s": seconds from
@@ -26,15 +31,9 @@ only those this process never reported before, which saves restart_events; optio
 the protocol version is unchanged).
 Gradient modes ("grad" in "exec", optional: absent means forward values): the tensors of each
 call are the inputs, then one cotangent per floating output, and the reply's tensors are the
-gradients of the floating inputs. "of-vmap": `vjp_of(batched)` (`batched` compiled first when
-"compile" is set); "vmap-of": `batched_vjp` (torch.vmap of torch.func.vjp); "unbatched" runs
-`vjp_of(per_example)` (plain autograd, each example alone) in both, and "unbatched-func" (vmap-of
-only) `per_example_func_vjp` (torch.func.vjp on each example, Python loops instead of vmap).
-"jvp" (forward mode): the tensors of each call are the inputs, then one tangent per floating
-input, and the reply's tensors are the tangents of the floating outputs: `batched_jvp`
-(torch.func.jvp of `batched`, compiled whole when "compile" is set); "unbatched" runs
-`per_example_jvp_by_rows` (plain reverse-mode autograd, each example alone) and
-"unbatched-func" `per_example_func_jvp` (torch.func.jvp of the per-example loop, no vmap).
+gradients of the floating inputs; "jvp" (forward mode): the inputs, then one tangent per floating
+input, and the reply's tensors are the tangents of the floating outputs. Which function of the
+module each (mode, grad) pair calls is the request's "entry" (python_entry.h).
 `source` defines `program`, `batched` (the vmapped program) and `per_example` (each example
 alone, stacked as vmap stacks), and `layout_inputs` when inputs are to be handed over in other
 memory layouts (the tensors arrive contiguous). The function is compiled once per request (when "compile" is
@@ -64,53 +63,89 @@ import traceback
 _WORKER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+def _chain(exc):
+    """The exceptions of exc's chain in the order a traceback prints them: causes and contexts
+    first, exc last."""
+    seen, out = set(), []
+
+    def walk(e):
+        if id(e) in seen:
+            return
+        seen.add(id(e))
+        if e.__cause__ is not None:
+            walk(e.__cause__)
+            out.append((e, "\nThe above exception was the direct cause of the following exception:\n\n"))
+        elif e.__context__ is not None and not e.__suppress_context__:
+            walk(e.__context__)
+            out.append((e, "\nDuring handling of the above exception, another exception occurred:\n\n"))
+        else:
+            out.append((e, ""))
+
+    walk(exc)
+    return out
+
+
+def _frames(e):
+    """e's own traceback frames, outermost first: (code, line number, frame globals)."""
+    tb, out = e.__traceback__, []
+    while tb is not None:
+        out.append((tb.tb_frame.f_code, tb.tb_lineno, tb.tb_frame.f_globals))
+        tb = tb.tb_next
+    return out
+
+
 def _format_exception(exc):
     """traceback.format_exception's frames without what Python 3.13+ spends a millisecond or
     more a traceback on (whole multi-line statements, caret lines, a stat of every file): per
     frame its `File "...", line N, in NAME` line and its source line, chained exceptions first,
     as the standard format orders them. A third of direct-mode cases raise: this is per case."""
-    seen = set()
-
-    def chain(e):
-        if id(e) in seen:
-            return []
-        seen.add(id(e))
-        out = []
-        if e.__cause__ is not None:
-            out += chain(e.__cause__)
-            out.append("\nThe above exception was the direct cause of the following exception:\n\n")
-        elif e.__context__ is not None and not e.__suppress_context__:
-            out += chain(e.__context__)
-            out.append("\nDuring handling of the above exception, another exception occurred:\n\n")
-        tb = e.__traceback__
-        if tb is not None:
+    out = []
+    for e, separator in _chain(exc):
+        out.append(separator)
+        frames = _frames(e)
+        if frames:
             out.append("Traceback (most recent call last):\n")
-        while tb is not None:
-            code, line_no = tb.tb_frame.f_code, tb.tb_lineno
+        for code, line_no, f_globals in frames:
             out.append(f'  File "{code.co_filename}", line {line_no}, in {code.co_name}\n')
-            line = linecache.getline(code.co_filename, line_no, tb.tb_frame.f_globals).strip() if line_no else ""
+            line = linecache.getline(code.co_filename, line_no, f_globals).strip() if line_no else ""
             if line:
                 out.append(f"    {line}\n")
-            tb = tb.tb_next
-        return out + traceback.format_exception_only(type(e), e)
-
-    return "".join(chain(exc))
+        out += traceback.format_exception_only(type(e), e)
+    return "".join(out)
 
 
-def _traceback():
-    """The current exception's traceback (_format_exception), its last 4000 characters, with this
-    worker's own files named without the directory they run from: reports must not name a
-    machine's paths.
-    A gradient mode's traceback says which pass raised by a frame `_forward_pass` or
-    `_backward_pass` (gradientPassOf in harness/run/runner.h: the innermost one decides); where
-    that frame is in the part cut off (dynamo's tracebacks are long), a line naming it is kept."""
-    full = _format_exception(sys.exc_info()[1]).replace(_WORKER_DIR, "vmapfuzz-worker/")
-    if len(full) <= 4000:
+# The frames of the emitted module that say which pass of a gradient mode ran (python_grad.cpp).
+PASS_FRAMES = {"_forward_pass": "forward", "_backward_pass": "backward", "_tangent_pass": "tangent"}
+
+
+def raising_pass(exc):
+    """Which pass of a gradient mode raised exc: "forward", "backward" or "tangent" (the
+    innermost of those frames, last in printing order: a backward that re-runs a forward raises
+    inside both), None outside a gradient mode's passes. Read from the frames themselves, before
+    any traceback is cut."""
+    found = None
+    for e, _ in _chain(exc):
+        for code, _, _ in _frames(e):
+            found = PASS_FRAMES.get(code.co_name, found)
+    return found
+
+
+def _traceback(exc=None, limit=4000):
+    """exc's traceback (the current exception's by default; _format_exception), its last `limit`
+    characters, with this worker's own files named without the directory they run from: reports
+    must not name a machine's paths. Where a pass frame (PASS_FRAMES) is in the part cut off
+    (dynamo's tracebacks are long), a line naming the innermost one is kept, so that the text
+    still says which pass raised to a person reading it (the runner reads the raising_pass
+    field: raising_pass)."""
+    exc = sys.exc_info()[1] if exc is None else exc
+    full = _format_exception(exc).replace(_WORKER_DIR, "vmapfuzz-worker/")
+    if len(full) <= limit:
         return full
-    cut, kept = full[:-4000], full[-4000:]
-    fw, bw = cut.rfind("in _forward_pass"), cut.rfind("in _backward_pass")
-    if max(fw, bw) >= 0:
-        kept = "  (frames cut) in " + ("_backward_pass" if bw > fw else "_forward_pass") + "\n" + kept
+    cut, kept = full[:-limit], full[-limit:]
+    at = {name: cut.rfind("in " + name) for name in PASS_FRAMES}
+    last = max(at, key=at.get)
+    if at[last] >= 0:
+        kept = "  (frames cut) in " + last + "\n" + kept
     return kept
 
 
@@ -222,28 +257,20 @@ def _precompiled(torch, source, inputs, calls, ex, preloads):
     return fn
 
 
-def _entry_point(ns, mode, ex, torch):
-    """The function a request calls: the batched program or each example alone, compiled when
-    asked, and in a gradient mode its vector-Jacobian product (see the protocol above)."""
-    grad = ex.get("grad")
-    if grad == "jvp":
-        if mode == "unbatched-func":
-            return ns["per_example_func_jvp"]
-        if mode != "batched":
-            return ns["per_example_jvp_by_rows"]
-        fn = ns["batched_jvp"]
-        if ex.get("compile"):
-            fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
-        return fn
-    if mode == "unbatched-func":
-        return ns["per_example_func_vjp"]
-    if grad == "vmap-of" and mode == "batched":
-        fn = ns["batched_vjp"]
-    else:
-        fn = ns["batched"] if mode == "batched" else ns["per_example"]
-    if ex.get("compile"):
+def entry_request(req):
+    """The request's entry point (python_entry.h's table, sent by the C++ side): {"fn", "compile",
+    "vjp_of", "precompile"}. A request without one (a hand-made request of a test) calls the
+    forward program: `batched` in a batched run, `per_example` otherwise."""
+    return req.get("entry") or {"fn": "batched" if req.get("mode") == "batched" else "per_example"}
+
+
+def _entry_point(ns, entry, ex, torch):
+    """The function a request calls: the module's `entry["fn"]`, compiled with the mode's backend
+    when entry["compile"], then wrapped in the module's `vjp_of` when entry["vjp_of"]."""
+    fn = ns[entry["fn"]]
+    if entry.get("compile"):
         fn = torch.compile(fn, backend=ex["compile"], dynamic=ex.get("dynamic"), fullgraph=False)
-    if grad == "of-vmap" or (grad and mode != "batched"):
+    if entry.get("vjp_of"):
         fn = ns["vjp_of"](fn)
     return fn
 
@@ -387,8 +414,9 @@ def main():
                 torch.set_default_device(device)
             ns = {"__name__": "vmapfuzz_case"}
             exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
-            fn = _entry_point(ns, req["mode"], ex, torch)
-            if ex.get("precompile") and req["mode"] == "batched":
+            entry = entry_request(req)
+            fn = _entry_point(ns, entry, ex, torch)
+            if entry.get("precompile"):
                 fn = _precompiled(torch, req["source"], inputs, calls, ex, preload_paths)
             metas_out, counts, at = [], [], 0
             recording = cov is not None and req.get("coverage") and req["mode"] == "batched"
@@ -400,7 +428,7 @@ def main():
                 if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
                     args = list(ns["layout_inputs"](*args))
                 t_call, stage = time.perf_counter(), "program"
-                out = fn(call, *args) if ex.get("precompile") and req["mode"] == "batched" else fn(*args)
+                out = fn(call, *args) if entry.get("precompile") else fn(*args)
                 torch_s, t_call, stage = torch_s + time.perf_counter() - t_call, None, "worker"
                 if isinstance(out, torch.Tensor):
                     out = (out,)
@@ -426,8 +454,8 @@ def main():
                 reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e) or leaks,
                              error={"type": type(e).__module__ + "." + type(e).__qualname__
                                     if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
-                                    "message": str(e)[:4000], "traceback": _traceback(),
-                                    "call": call, "oom": oom, "stage": stage})
+                                    "message": str(e)[:4000], "traceback": _traceback(e),
+                                    "raising_pass": raising_pass(e), "call": call, "oom": oom, "stage": stage})
         finally:
             if recording:
                 reply["cov"] = cov.end()

@@ -1,0 +1,60 @@
+"""The worker's framing over its pipes (protocol v2): u64le header length, JSON header, blobs.
+Starts the worker as a process; a run request needs torch, a hello does not."""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from conftest import WORKER_DIR
+
+
+def frame(header, blobs=()):
+    data = json.dumps(header).encode()
+    return struct.pack("<Q", len(data)) + data + b"".join(blobs)
+
+
+def read_frame(pipe):
+    (n,) = struct.unpack("<Q", pipe.read(8))
+    return json.loads(pipe.read(n))
+
+
+@pytest.fixture
+def worker():
+    env = dict(os.environ, VMAPFUZZ_FAULTS="", VMAPFUZZ_COVERAGE="")
+    p = subprocess.Popen([sys.executable, os.path.join(WORKER_DIR, "vmapfuzz_worker.py")], env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    yield p
+    p.stdin.close()
+    p.wait()
+
+
+def ask(p, header, blobs=()):
+    p.stdin.write(frame(header, blobs))
+    p.stdin.flush()
+    return read_frame(p.stdout)
+
+
+def test_hello_and_a_wrong_version_are_answered_in_frames(worker):
+    hello = ask(worker, {"v": 2, "op": "hello"})
+    assert hello["v"] == 2 and hello["status"] in ("ok", "error")
+    wrong = ask(worker, {"v": 1, "op": "hello", "id": 7})
+    assert wrong["status"] == "protocol-error" and wrong["id"] == 7
+
+
+def test_a_run_calls_the_entry_and_names_the_raising_pass(worker):
+    pytest.importorskip("torch")
+    source = ("import torch\n"
+              "def _backward_pass(fn, *a):\n    return fn(*a)\n"
+              "def batched(x):\n    return (x + 1,)\n"
+              "def fails(x):\n    return _backward_pass(lambda: 1 / 0)\n")
+    run = {"v": 2, "op": "run", "id": 1, "source": source, "mode": "batched", "exec": {"api": "direct"},
+           "tensors": [{"dtype": "f32", "shape": [2]}]}
+    ok = ask(worker, dict(run, entry={"fn": "batched"}), [struct.pack("<2f", 1.0, 2.0)])
+    assert ok["status"] == "ok" and ok["tensors"] == [{"dtype": "f32", "shape": [2]}]
+    assert struct.unpack("<2f", worker.stdout.read(8)) == (2.0, 3.0)
+    bad = ask(worker, dict(run, entry={"fn": "fails"}), [struct.pack("<2f", 1.0, 2.0)])
+    assert bad["status"] == "error" and bad["error"]["raising_pass"] == "backward"
+    assert bad["error"]["type"] == "ZeroDivisionError"
