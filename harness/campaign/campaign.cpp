@@ -253,6 +253,8 @@ private:
     s_.systemSeconds += r.systemSeconds;
     s_.referenceSeconds += r.referenceSeconds;
     s_.secondsByMode[r.system.str()] += r.systemSeconds;
+    if (r.verdict == Verdict::Unsupported || r.verdict == Verdict::Invalid)
+      s_.uncheckedReasons[r.system.str()][uncheckedReason(std::string(verdictName(r.verdict)), r.summary)]++;
     if (r.verdict == Verdict::Unsupported)
       for (const auto &f : featuresOf(d.c))
         if (isConstruct(f)) s_.unsupported[f + " in " + r.system.str()]++;
@@ -308,6 +310,13 @@ private:
 };
 
 } // namespace
+
+std::vector<IdleMode> idleModesOf(const CampaignStats &s) {
+  std::map<std::string, int64_t> runs;
+  for (const auto &[mode, counts] : s.byMode)
+    for (int64_t n : counts) runs[mode] += n;
+  return idleModes(runs, s.uncheckedReasons);
+}
 
 CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,
                           std::ostream &log) {

@@ -14,6 +14,7 @@
 #include "harness/campaign/coverage.h"
 #include "harness/campaign/draw.h"
 #include "harness/campaign/guided.h"
+#include "harness/campaign/mode_health.h"
 #include "harness/report/findings.h"
 #include "harness/report/known_reports.h"
 #include "harness/campaign/phase_times.h"
@@ -34,7 +35,7 @@ struct CampaignOptions {
   /// 1-minimality, and the campaign's deadline (--time, shrinking included) stops it first.
   int maxShrinkAttempts = 20000;
   std::string genFlags;  ///< the --gen flags, repeated in every reproduce line (genFlagsOf)
-  std::string runFlags;  ///< flags replay needs too (--fault, --float64, --preload: runFlagsOf)
+  std::string runFlags;  ///< flags replay needs too (--fault, --preload, --float64: cli::runFlags)
   /// This campaign runs the case indices i with i % shards == shard (of one campaign split over
   /// several machines); --cases bounds the index, so shards of one seed never overlap.
   int64_t shard = 0, shards = 1;
@@ -76,6 +77,9 @@ struct CampaignStats {
   std::map<std::string, int64_t> invalidReasons; ///< why torch rejected programs: feeds the generator's fixes
   std::map<std::string, std::string> invalidExample; ///< reason -> the gen command of its first case
   std::map<std::string, int64_t> unsupported;    ///< "construct in mode": no batching rule there, with counts
+  /// mode -> why its runs checked nothing (uncheckedReason: invalid or unsupported) -> runs:
+  /// what finds a mode that checks almost nothing (mode_health.h).
+  std::map<std::string, std::map<std::string, int64_t>> uncheckedReasons;
   int64_t runs = 0;                              ///< case x mode
   std::map<std::string, std::array<int64_t, kVerdictCount>> byMode; ///< verdicts per backend name
   std::map<std::string, double> secondsByMode;   ///< time inside torch per backend name
@@ -95,6 +99,9 @@ struct CampaignStats {
   /// there, kept that finding unchecked, and its driver exits 3. "": every finding was filed.
   std::string filingError;
 };
+
+/// The modes of `s` that checked almost nothing (mode_health.h), most idle first.
+std::vector<IdleMode> idleModesOf(const CampaignStats &s);
 
 /// Runs the campaign with one thread per job; each case runs in every mode of its job.
 CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSet> &jobs, FindingStore &store,

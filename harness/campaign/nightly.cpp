@@ -6,6 +6,7 @@
 #include "harness/campaign/replay.h"
 #include "harness/campaign/summary.h"
 #include "harness/report/filed_reports.h"
+#include "harness/run/systems.h"
 
 namespace fs = std::filesystem;
 
@@ -65,6 +66,10 @@ int64_t runNightly(const NightlyOptions &opt, Systems &systems, FindingStore &st
   log << "vmapfuzz nightly: " << store.newCount() << " new signature(s) in " << static_cast<int>(elapsed())
       << " s; artifacts in " << opt.outDir << "\n";
   if (!stats.filingError.empty()) throw FilingError(stats.filingError); // exit 3, after the artifacts
+  // A mode that checked almost nothing makes the night no evidence: the environment's exit code.
+  if (auto idle = idleModesOf(stats); !idle.empty())
+    throw EnvironmentError("the nightly checked almost nothing in " + std::to_string(idle.size()) + " mode(s): " + describe(idle[0]) +
+                           " (summary.json's idle_modes lists each)");
   return static_cast<int64_t>(store.newCount());
 }
 

@@ -91,7 +91,7 @@ private:
     res_.verdict = std::string(verdictName(r.verdict));
     res_.summary = r.summary;
     res_.sizeFound = res_.sizeShrunk = c.program.size();
-    const std::string runFlags = runFlagsOf({fault_}, false);
+    const std::string runFlags = flagWords("--fault", {fault_});
     res_.reproduce = generated ? reproduceLine(cs, size, opt_.genFlags, runFlags, r.system) : replayCommand(runFlags, r.system, fault_ + ".vf");
     res_.shrunkCase = printCase(opt_.shrink ? shrink(c, r) : c);
     return 1;

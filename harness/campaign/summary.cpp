@@ -32,6 +32,8 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
     j["coverage"][row] = it == s.coverage.counts().end() ? 0 : it->second;
   }
   j["unsupported"] = s.unsupported;
+  j["unchecked_reasons"] = s.uncheckedReasons;
+  j["idle_modes"] = toJson(idleModesOf(s));
   j["findings"] = nlohmann::json::array();
   int64_t fresh = 0;
   for (const auto &[sig, rec] : store.all()) {
@@ -81,6 +83,7 @@ nlohmann::json mergeSummaries(const std::vector<nlohmann::json> &shards) {
     addCounts(m["by_mode"], s.at("by_mode"));
     addCounts(m["coverage"], s.at("coverage"));
     addCounts(m["unsupported"], s.value("unsupported", nlohmann::json::object()));
+    addCounts(m["unchecked_reasons"], s.value("unchecked_reasons", nlohmann::json::object()));
     for (const auto &u : s.value("unchecked", nlohmann::json::array())) m["unchecked"].push_back(u);
     for (const auto &f : s.at("findings")) {
       auto &g = findings[f.at("signature")];
@@ -101,6 +104,7 @@ nlohmann::json mergeSummaries(const std::vector<nlohmann::json> &shards) {
     m["findings"].push_back(f);
   }
   m["new_findings"] = fresh;
+  m["idle_modes"] = toJson(idleModes(m)); // of the whole campaign: a shard alone may be too short to say
   return m;
 }
 
@@ -111,7 +115,9 @@ std::string summaryMarkdown(const nlohmann::json &s) {
   md << "- cases: " << s.value("cases", 0) << " in " << std::fixed << std::setprecision(0) << s.value("seconds", 0.0)
      << " s, seed " << s.value("seed", nlohmann::json(0)).dump();
   if (s.contains("shards_merged")) md << ", " << s["shards_merged"].size() << " shards merged";
-  md << "\n\n## Verdicts per mode\n\n| verdict |";
+  md << "\n";
+  for (const auto &m : idleModes(s)) md << "- **checks almost nothing**: " << describe(m) << "\n";
+  md << "\n## Verdicts per mode\n\n| verdict |";
   const nlohmann::json byMode = s.value("by_mode", nlohmann::json::object());
   for (auto it = byMode.begin(); it != byMode.end(); ++it) md << " " << it.key() << " |";
   md << "\n| --- |";
@@ -148,10 +154,14 @@ std::string summaryMarkdown(const nlohmann::json &s) {
 std::string summaryJUnit(const nlohmann::json &s) {
   std::ostringstream x;
   const nlohmann::json fs = s.value("findings", nlohmann::json::array());
+  const std::vector<IdleMode> idle = idleModes(s);
   int64_t fresh = s.value("new_findings", 0);
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"vmapfuzz\" tests=\"" << std::max<size_t>(fs.size(), 1)
-    << "\" failures=\"" << fresh << "\" skipped=\"" << fs.size() - fresh << "\">\n";
-  if (fs.empty()) x << "  <testcase classname=\"vmapfuzz\" name=\"campaign: " << s.value("cases", 0) << " cases, no findings\"/>\n";
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"vmapfuzz\" tests=\"" << std::max<size_t>(fs.size() + idle.size(), 1)
+    << "\" failures=\"" << fresh + static_cast<int64_t>(idle.size()) << "\" skipped=\"" << fs.size() - fresh << "\">\n";
+  for (const auto &m : idle) // a mode that checked almost nothing fails: the campaign is no evidence about it
+    x << "  <testcase classname=\"vmapfuzz.mode\" name=\"" << xmlEscape(m.mode) << "\">\n    <failure message=\""
+      << xmlEscape(describe(m)) << "\"/>\n  </testcase>\n";
+  if (fs.empty() && idle.empty()) x << "  <testcase classname=\"vmapfuzz\" name=\"campaign: " << s.value("cases", 0) << " cases, no findings\"/>\n";
   for (const auto &f : fs) {
     x << "  <testcase classname=\"vmapfuzz." << xmlEscape(f.value("verdict", "")) << "\" name=\"" << xmlEscape(f.value("signature", "")) << "\">\n";
     if (f.value("new", false))

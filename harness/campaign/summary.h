@@ -13,7 +13,8 @@ namespace vf {
 
 /// Version 1: seed, shard, shards, cases, case_indices, seconds, verdicts, by_mode, coverage,
 /// unsupported, findings [{signature, verdict, new, hits (this campaign's), dir}], new_findings,
-/// unchecked, filing_error (only when filing failed).
+/// unchecked, filing_error (only when filing failed), unchecked_reasons (mode -> why runs checked
+/// nothing -> runs) and idle_modes [{mode, runs, count, reason}] (mode_health.h).
 nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, const FindingStore &store);
 
 /// One summary for several shards of one campaign: counts add up, case indices are united, a
@@ -24,7 +25,8 @@ nlohmann::json mergeSummaries(const std::vector<nlohmann::json> &shards);
 
 /// A Markdown page for a CI run: totals, verdicts per mode, coverage, and the findings, new first.
 std::string summaryMarkdown(const nlohmann::json &summary);
-/// JUnit XML: one testcase per finding; a new one fails, a known one is skipped (it is filed).
+/// JUnit XML: one testcase per finding; a new one fails, a known one is skipped (it is filed);
+/// one failing testcase per mode that checked almost nothing.
 std::string summaryJUnit(const nlohmann::json &summary);
 
 } // namespace vf

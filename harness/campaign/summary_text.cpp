@@ -108,6 +108,8 @@ void printFindings(const FindingStore &store, std::ostream &os) {
 
 void printSummary(const CampaignStats &s, const FindingStore &store, std::ostream &os) {
   os << "\n== vmapfuzz summary ==\n";
+  for (const auto &m : idleModesOf(s))
+    os << "WARNING: " << describe(m) << "; its verdicts are no evidence about that mode (`vmapfuzz caps` shows what this torch lacks)\n";
   os << "cases: " << s.cases << " in " << std::fixed << std::setprecision(1) << s.seconds << " s ("
      << (s.seconds > 0 ? s.cases / s.seconds : 0.0) << " exec/s); reference " << s.referenceSeconds << " s, torch "
      << s.systemSeconds << " s";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "harness/report/reproduce.h"
 #include "harness/run/systems.h"
 
 namespace vf::cli {
@@ -45,6 +46,19 @@ CLI::App &Cli::command(const std::string &name, const std::string &args, const s
   if (!details.empty()) cmd->footer(details);
   runs_[cmd] = std::move(run);
   return *cmd;
+}
+
+std::string ReplayedFlags::str() const {
+  std::string out;
+  for (const CLI::Option *o : options_) {
+    if (o->count() == 0) continue;
+    if (o->get_expected_max() == 0 || o->get_type_size_max() == 0) { // a switch (add_flag): given when set
+      if (o->as<bool>()) out += " " + o->get_name();
+    } else {
+      out += flagWords(o->get_name(), o->results());
+    }
+  }
+  return out;
 }
 
 CLI::Option *repeatedFlag(CLI::App &cmd, const std::string &name, std::vector<std::string> &values, const std::string &help) {

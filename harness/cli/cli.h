@@ -56,6 +56,23 @@ template <class T> CLI::Option *flag(CLI::App &cmd, const std::string &name, T &
 /// Declares a repeatable `--name`: every occurrence appends one value.
 CLI::Option *repeatedFlag(CLI::App &cmd, const std::string &name, std::vector<std::string> &values, const std::string &help);
 
+/// The flags that running a case again needs too (--fault, --preload, --float64): each marked
+/// where it is declared, so reproduce lines repeat what was given with no list kept by hand.
+class ReplayedFlags {
+public:
+  /// Marks `o` (declared on the command being parsed) as one replay needs.
+  CLI::Option *mark(CLI::Option *o) {
+    options_.push_back(o);
+    return o;
+  }
+  /// " --NAME VALUE" for each value given (after the flag's transforms, shell-quoted where it
+  /// needs it), " --NAME" for a switch given; in the order the flags were declared.
+  std::string str() const;
+
+private:
+  std::vector<const CLI::Option *> options_;
+};
+
 /// An integer in [lo, hi] (hi omitted: no upper bound), for `->check(...)`.
 CLI::Validator inRange(int64_t lo, int64_t hi = INT64_MAX);
 

@@ -23,8 +23,8 @@ void addSystemFlags(CLI::App &cmd, SystemFlags &f, const SystemDefaults &default
                      "with random cotangents), +vmap-grad (vmap of torch.func.vjp: per-sample gradients) or +jvp (torch.func.jvp "
                      "of the vmapped program: forward mode, random tangents), e.g. direct+grad");
   flag(cmd, "--device", f.devices, "devices, comma-separated: cpu, cuda (a ROCm torch counts as cuda; absent devices are skipped)");
-  repeatedFlag(cmd, "--fault", f.faults, "plant a fault in torch's batching rules in the worker (self-tests)");
-  repeatedFlag(cmd, "--preload", f.preloads,
+  f.replayed.mark(repeatedFlag(cmd, "--fault", f.faults, "plant a fault in torch's batching rules in the worker (self-tests)"));
+  f.replayed.mark(repeatedFlag(cmd, "--preload", f.preloads,
                "run this .py file in each worker at start-up, before any case, e.g. a batching rule torch lacks "
                "(docs/preload.md); its path and SHA-256 go into every report and repro.py runs it too. A missing "
                "file: exit 2; one that raises: exit 3")
@@ -35,7 +35,7 @@ void addSystemFlags(CLI::App &cmd, SystemFlags &f, const SystemDefaults &default
             path = std::filesystem::absolute(path).lexically_normal().string();
             return std::string();
           },
-          "", "existing file, made absolute"));
+          "", "existing file, made absolute")));
   repeatedFlag(cmd, "--gen", f.gen, "generator setting KEY=VALUE, e.g. --gen max_depth=3 (see generators/policy.cpp)");
   flag(cmd, "--backend", f.backends,
        "systems under test, compared with the reference: torch (the python worker), libtorch (in process, "
@@ -43,7 +43,7 @@ void addSystemFlags(CLI::App &cmd, SystemFlags &f, const SystemDefaults &default
 }
 
 void addFloat64Flag(CLI::App &cmd, SystemFlags &f) {
-  cmd.add_flag("--float64", f.float64, "compute the reference in float64");
+  f.replayed.mark(cmd.add_flag("--float64", f.float64, "compute the reference in float64"));
 }
 
 void addCoverageFlag(CLI::App &cmd, SystemFlags &f) {
@@ -60,7 +60,7 @@ GenPolicy policyFrom(const SystemFlags &f) {
   return p;
 }
 
-std::string runFlags(const SystemFlags &f) { return runFlagsOf(f.faults, f.float64, f.preloads); }
+std::string runFlags(const SystemFlags &f) { return f.replayed.str(); }
 
 WorkerConfig workerConfig(const SystemFlags &f) {
   WorkerConfig w;

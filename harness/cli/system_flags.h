@@ -28,6 +28,7 @@ struct SystemFlags {
   bool float64 = false;              ///< only commands that declare --float64
   CLI::Option *modesFlag = nullptr;  ///< whether --mode was given (campaigns: --other-modes-share)
   CLI::Option *timeoutFlag = nullptr; ///< whether --timeout-ms was given (precompile modes default longer)
+  ReplayedFlags replayed;             ///< --fault, --preload, --float64: what reproduce lines repeat
 };
 
 /// The modes and devices a command runs in when --mode / --device are not given.
@@ -45,7 +46,8 @@ void addCoverageFlag(CLI::App &cmd, SystemFlags &f);
 
 /// The generator policy with every --gen KEY=VALUE applied.
 GenPolicy policyFrom(const SystemFlags &f);
-/// The flags replay needs to run a case as these flags did (reproduce lines).
+/// The flags replay needs to run a case as these flags did (reproduce lines): those declared
+/// as replayed, as they were given.
 std::string runFlags(const SystemFlags &f);
 /// The systems under test the flags ask for: `jobs` workers, a runner per --mode and --device.
 std::unique_ptr<Systems> startSystems(const SystemFlags &f, std::ostream &log, int jobs = 1);

@@ -11,10 +11,9 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
-#include "harness/backends/torch/preload.h"
-#include "harness/backends/torch/python_emit.h"
 #include "harness/report/triage.h"
 #include "harness/run/runner.h"
+#include "harness/run/systems.h"
 #include "ir/differentiable.h"
 #include "ir/text.h"
 #include "oracles/compare.h"
@@ -100,25 +99,13 @@ size_t FindingStore::newCount() const {
 namespace {
 
 /// Runs repro.py alone; its exit status says whether the disagreement shows without vmapfuzz.
-std::string confirmStandalone(const std::string &python, const std::string &dir, int seconds) {
-  std::string cmd = "cd '" + dir + "' && timeout " + std::to_string(seconds) + " '" + python + "' repro.py > repro.out 2>&1";
+std::string confirmStandalone(const std::string &python, const std::string &script, const std::string &dir, int seconds) {
+  std::string cmd = "cd '" + dir + "' && timeout " + std::to_string(seconds) + " '" + python + "' '" + script + "' > repro.out 2>&1";
   int st = std::system(cmd.c_str());
   if (st == -1 || !WIFEXITED(st)) return "not checked";
   int code = WEXITSTATUS(st);
   if (code == 124) return "not checked (repro.py still ran after " + std::to_string(seconds) + " s)";
   return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
-}
-
-/// Copies each preloaded file into DIR/preload/, for repro.py to run on another machine.
-void copyPreloads(const std::vector<Preload> &preloads, const std::string &dir) {
-  if (preloads.empty()) return;
-  auto names = preloadFileNames(preloads);
-  std::error_code made; // a full disk: the next write into the folder says so
-  fs::create_directories(dir + "/preload", made);
-  for (size_t i = 0; i < preloads.size(); ++i) {
-    std::error_code ec; // gone since the worker started: repro.py falls back to the path and says so
-    fs::copy_file(preloads[i].path, dir + "/preload/" + names[i], fs::copy_options::overwrite_existing, ec);
-  }
 }
 
 std::string title(const Case &c, const CaseResult &r) {
@@ -136,8 +123,30 @@ std::string title(const Case &c, const CaseResult &r) {
   return what + ": " + std::string(verdictName(r.verdict));
 }
 
-std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string &reproduceLine,
-                           const nlohmann::json &env, const Signature &sig, const std::vector<Closeness> &closest) {
+} // namespace
+
+/// A new finding as it is filed: the shrunk case, its result (relabelled to the mode it is filed
+/// as), the signature and what filing learnt of it.
+struct FindingStore::Filing {
+  const Case &c;
+  const CaseResult &r;     ///< `found` with the system it is filed as (a forward bug: the forward mode)
+  const CaseResult &found; ///< as the runner classified it
+  const std::string &reproduceLine, &shrinkNote;
+  const Signature &full;
+  std::string sig;
+  std::vector<Closeness> closest;
+  nlohmann::json env; ///< the campaign's, with the mode and device that found it
+  const ReproWriter &writer;
+};
+
+namespace {
+
+using Filing = FindingStore::Filing;
+
+std::string reportMarkdown(const Filing &f) {
+  const Case &c = f.c;
+  const CaseResult &r = f.r;
+  const Signature &sig = f.full;
   std::ostringstream md;
   md << "# " << title(c, r) << "\n\n";
   md << "## What happens\n\n";
@@ -182,19 +191,18 @@ std::string reportMarkdown(const Case &c, const CaseResult &r, const std::string
     md << "\n## What should happen\n\n`torch.vmap(program)(*inputs)` should equal running `program` on each example "
           "alone and stacking the results (`per_example` in the script below), which runs fine:\n\n";
   for (size_t i = 0; i < r.expected.size(); ++i) md << "- expected " << item(i) << ": `" << describeTensor(r.expected[i]) << "`\n";
-  md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```python\n"
-     << emitModule(c, r.system.exec.api, r.system.grad()) << "```\n\n`python3 repro.py` (beside this report; needs only torch) exits 1 while the bug is there "
-     << "and 0 once it is fixed.\n\nvmapfuzz: `" << reproduceLine << "`\n\n";
+  md << "\n## Reproduce\n\nThe program, per example (the batching is in `batched`):\n\n```" << f.writer.language() << "\n"
+     << f.writer.program(c, r.system) << "```\n\n`python3 " << f.writer.scriptName()
+     << "` (beside this report; needs only torch) exits 1 while the bug is there and 0 once it is fixed.\n\nvmapfuzz: `"
+     << f.reproduceLine << "`\n\n";
   md << "## Environment\n\n";
-  for (auto it = env.begin(); it != env.end(); ++it)
+  for (auto it = f.env.begin(); it != f.env.end(); ++it)
     if (it.key() != "preload") md << "- " << it.key() << ": " << it.value().dump() << "\n";
-  for (const auto &p : preloadsOf(env))
-    md << "- preloaded before the case (`--preload`; repro.py runs it from `preload/`): `" << p.path << "`, sha256 `"
-       << p.sha256 << "`\n";
-  if (!closest.empty()) {
+  for (const auto &line : f.writer.environmentLines(f.env)) md << "- " << line << "\n";
+  if (!f.closest.empty()) {
     // Triage: a new signature, but maybe a relative of a filed one (the same frame, another message).
     md << "\n## Closest filed reports\n\nThis signature is new. The filed reports nearest to it:\n\n";
-    for (const auto &c : closest)
+    for (const auto &c : f.closest)
       md << "- `" << c.report << "` (" << static_cast<int>(c.score * 100 + 0.5) << "% alike): shares " << c.shares
          << (c.differs.empty() ? "" : "; differs: " + c.differs) << "\n";
   }
@@ -256,13 +264,87 @@ void FindingStore::collect(bool wait) {
   }
 }
 
+namespace {
+
+/// result.txt: the finding in plain text, with the runner's full detail.
+std::string resultText(const Filing &f) {
+  const CaseResult &r = f.r;
+  const Signature &full = f.full;
+  std::ostringstream res;
+  res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system.str() << "\nsignature: " << f.sig << "\nsummary: " << r.summary
+      << "\nreproduce: " << f.reproduceLine << "\n";
+  if (f.found.forwardDiffers) res << "found in: " << f.found.system.str() << " (its forward values already differ)\n";
+  if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << (full.probes == 1 ? " ablation run)\n" : " ablation runs)\n");
+  if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
+  if (!f.shrinkNote.empty()) res << "shrinking: " << f.shrinkNote << "\n";
+  if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
+  for (const auto &c : f.closest) res << "closest filed: " << c.report << " (shares " << c.shares << ")\n";
+  if (f.env.contains("preload") && f.env["preload"].is_array()) // the files the workers ran first (--preload)
+    for (const auto &p : f.env["preload"]) res << "preload: " << p.value("path", "?") << " sha256 " << p.value("sha256", "?") << "\n";
+  res << "\n";
+  res << "expected (each example alone, reference interpreter):\n";
+  for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";
+  res << "actual (torch.vmap):\n";
+  if (!r.errorType.empty()) res << "  raised " << r.errorType << ": " << r.errorMessage << "\n";
+  for (size_t i = 0; i < r.actual.size(); ++i) res << "  output " << i << ": " << describeTensor(r.actual[i]) << "\n";
+  if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
+  return res.str();
+}
+
+/// meta.json: what `vmapfuzz reports` and later campaigns read back.
+nlohmann::json metaJson(const Filing &f, const FindingRecord &rec) {
+  const CaseResult &r = f.r;
+  nlohmann::json meta = {{"signature", f.sig},
+                         {"verdict", std::string(verdictName(r.verdict))},
+                         {"title", title(f.c, r)},
+                         {"summary", r.summary},
+                         {"reproduce", f.reproduceLine},
+                         {"shrinking", f.shrinkNote},
+                         {"other_modes", r.elsewhere},
+                         {"standalone", rec.standalone},
+                         {"environment", f.env},
+                         {"first_seen", nowUtc()},
+                         {"last_seen", nowUtc()},
+                         {"hits", rec.hits},
+                         {"status", "open"}};
+  if (!f.full.essential.empty()) {
+    meta["essential"] = f.full.essential;
+    meta["essential_features"] = f.full.features;
+    meta["ablation_runs"] = f.full.probes;
+  }
+  if (!f.full.frame.empty()) meta["raised_at"] = f.full.frame;
+  for (const auto &c : f.closest)
+    meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
+  return meta;
+}
+
+/// The data the finding's runs were fed: the case's inputs, the second call's, and in a gradient
+/// mode the (co)tangents the runner drew (from the case and its inputs or reference outputs).
+ReproMaterial materialOf(const Case &c, const CaseResult &r, const nlohmann::json &environment) {
+  ReproMaterial m;
+  m.inputs = makeInputs(c);
+  m.environment = environment;
+  if (r.againBatchSize) {
+    m.again = c;
+    m.again->spec.levels[0].size = r.againBatchSize;
+    m.againInputs = makeInputs(*m.again);
+  }
+  if (r.system.exec.gradient()) {
+    const bool jvp = forwardMode(r.system.grad());
+    auto cotangents = [jvp](const Case &k) {
+      return jvp ? makeTangents(k, makeInputs(k)) : makeCotangents(k, runReference(k, makeInputs(k)).outputs);
+    };
+    m.cotangents = cotangents(c);
+    if (m.again) m.againCotangents = cotangents(*m.again);
+  }
+  return m;
+}
+
+} // namespace
+
 FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const std::string &reproduceLine,
                                    const std::string &shrinkNote, const Signature &full) {
   collect(false);
-  // A forward bug met in a gradient mode is reported as the forward mode's: its report and
-  // repro.py show the forward values that differ.
-  CaseResult r = found;
-  if (found.forwardDiffers) r.system = found.system.forward();
   std::string sig = full.key;
   // At most two fresh pythons at a time (each imports torch: hundreds of MB): a campaign that
   // files many findings at once waits for the oldest (never past its deadline: they stop there),
@@ -283,107 +365,68 @@ FindingRecord FindingStore::record(const Case &c, const CaseResult &found, const
     hit.isNew = false;
     return hit;
   }
-  FindingRecord rec;
-  rec.signature = sig;
-  rec.hits = rec.hitsNow = 1;
-  rec.isNew = true;
+  // A forward bug met in a gradient mode is reported as the forward mode's: its report and
+  // repro.py show the forward values that differ.
+  CaseResult r = found;
+  if (found.forwardDiffers) r.system = found.system.forward();
   std::vector<std::pair<std::string, std::string>> filed;
   for (const auto &[k, other] : seen_)
     if (!other.dir.empty() && k != sig) filed.emplace_back(fs::path(other.dir).filename().string(), k);
-  std::vector<Closeness> closest = closestReports(sig, filed);
-  std::string name = std::string(verdictName(r.verdict)) + "-" + hex8(sig);
-  if (fs::exists(dir_ + "/" + name)) name = std::string(verdictName(r.verdict)) + "-" + fnv1aHex(sig); // taken (8 hex digits)
+  Filing f{c, r, found, reproduceLine, shrinkNote, full, sig, closestReports(sig, filed), opt_.environment, reproWriterFor(r.system)};
+  f.env["mode"] = r.system.exec.modeName();
+  f.env["device"] = r.system.device;
+  return fileNew(lock, f);
+}
+
+FindingRecord FindingStore::fileNew(const ReportsLock &lock, const Filing &f) {
+  FindingRecord rec;
+  rec.signature = f.sig;
+  rec.hits = rec.hitsNow = 1;
+  rec.isNew = true;
+  const std::string verdict(verdictName(f.r.verdict));
+  std::string name = verdict + "-" + hex8(f.sig);
+  if (fs::exists(dir_ + "/" + name)) name = verdict + "-" + fnv1aHex(f.sig); // taken (8 hex digits)
   rec.dir = dir_ + "/" + name;
   // The folder is written as a hidden sibling and renamed into place last: whole, or not there.
   StagedFolder staged(lock, name);
-  auto put = [&](const std::string &file, const std::string &text) { staged.write(file, text); };
-  put("case.vf", printCase(c));
-  put("program.py", emitModule(c, r.system.exec.api, r.system.grad()));
+  staged.write("case.vf", printCase(f.c));
   std::ostringstream head;
-  head << "vmapfuzz finding: " << verdictName(r.verdict) << "\n" << r.summary << "\nreproduce: " << reproduceLine;
-  ReproOptions ro;
-  ro.exec = r.system.exec;
-  ro.preloads = preloadsOf(opt_.environment);
-  copyPreloads(ro.preloads, staged.path());
-  if (r.againBatchSize) {
-    ro.again = c;
-    ro.again->spec.levels[0].size = r.againBatchSize;
-    ro.againInputs = makeInputs(*ro.again);
+  head << "vmapfuzz finding: " << verdict << "\n" << f.r.summary << "\nreproduce: " << f.reproduceLine;
+  for (const auto &file : f.writer.files(f.c, f.r.system, materialOf(f.c, f.r, opt_.environment), head.str())) {
+    if (file.copyOf.empty()) {
+      staged.write(file.name, file.text);
+      continue;
+    }
+    std::error_code ec; // gone since the campaign started: the script falls back to the path and says so
+    fs::create_directories(fs::path(staged.path()) / fs::path(file.name).parent_path(), ec);
+    fs::copy_file(file.copyOf, fs::path(staged.path()) / file.name, fs::copy_options::overwrite_existing, ec);
   }
-  if (ro.exec.gradient()) { // the (co)tangents the runner drew: from the case and its inputs or reference outputs
-    const bool jvp = forwardMode(ro.exec.grad);
-    auto cotangents = [jvp](const Case &k) {
-      return jvp ? makeTangents(k, makeInputs(k)) : makeCotangents(k, runReference(k, makeInputs(k)).outputs);
-    };
-    ro.cotangents = cotangents(c);
-    if (ro.again) ro.againCotangents = cotangents(*ro.again);
-  }
-  put("repro.py", emitRepro(c, makeInputs(c), head.str(), ro));
-  // The environment of this finding: the campaign's, with the mode and device that found it.
-  nlohmann::json env = opt_.environment;
-  env["mode"] = ro.exec.modeName();
-  env["device"] = r.system.device;
-  std::ostringstream res;
-  res << "verdict: " << verdictName(r.verdict) << "\nmode: " << r.system.str() << "\nsignature: " << sig << "\nsummary: " << r.summary
-      << "\nreproduce: " << reproduceLine << "\n";
-  if (found.forwardDiffers) res << "found in: " << found.system.str() << " (its forward values already differ)\n";
-  if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << (full.probes == 1 ? " ablation run)\n" : " ablation runs)\n");
-  if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
-  if (!shrinkNote.empty()) res << "shrinking: " << shrinkNote << "\n";
-  if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
-  for (const auto &c : closest) res << "closest filed: " << c.report << " (shares " << c.shares << ")\n";
-  for (const auto &p : ro.preloads) res << "preload: " << p.path << " sha256 " << p.sha256 << "\n";
-  res << "\n";
-  res << "expected (each example alone, reference interpreter):\n";
-  for (size_t i = 0; i < r.expected.size(); ++i) res << "  output " << i << ": " << describeTensor(r.expected[i]) << "\n";
-  res << "actual (torch.vmap):\n";
-  if (!r.errorType.empty()) res << "  raised " << r.errorType << ": " << r.errorMessage << "\n";
-  for (size_t i = 0; i < r.actual.size(); ++i) res << "  output " << i << ": " << describeTensor(r.actual[i]) << "\n";
-  if (!r.traceback.empty()) res << "\ntraceback / worker stderr:\n" << r.traceback << "\n";
   // The confirmation starts once the folder is in place; meta.json says it is under way.
   double left = 600;
   if (deadline_) left = std::min(left, std::chrono::duration<double>(*deadline_ - std::chrono::steady_clock::now()).count());
   const bool confirm = !opt_.confirmPython.empty() && left >= kMinConfirmSeconds;
   if (confirm) rec.standalone = kConfirming;
   else if (!opt_.confirmPython.empty()) rec.standalone = "not checked (filed as the campaign's time ran out: run repro.py)";
-  put("result.txt", res.str());
-  put("report.md", reportMarkdown(c, r, reproduceLine, env, full, closest));
-  nlohmann::json meta = {{"signature", sig},
-                         {"verdict", std::string(verdictName(r.verdict))},
-                         {"title", title(c, r)},
-                         {"summary", r.summary},
-                         {"reproduce", reproduceLine},
-                         {"shrinking", shrinkNote},
-                         {"other_modes", r.elsewhere},
-                         {"standalone", rec.standalone},
-                         {"environment", env},
-                         {"first_seen", nowUtc()},
-                         {"last_seen", nowUtc()},
-                         {"hits", rec.hits},
-                         {"status", "open"}};
-  if (!full.essential.empty()) {
-    meta["essential"] = full.essential;
-    meta["essential_features"] = full.features;
-    meta["ablation_runs"] = full.probes;
-  }
-  if (!full.frame.empty()) meta["raised_at"] = full.frame;
-  for (const auto &c : closest)
-    meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
-  put("meta.json", meta.dump(2) + "\n");
+  staged.write("result.txt", resultText(f));
+  staged.write("report.md", reportMarkdown(f));
+  staged.write("meta.json", metaJson(f, rec).dump(2) + "\n");
   staged.publish();
-  seen_[sig] = rec;
+  seen_[f.sig] = rec;
   loaded_.insert(name);
   if (confirm)
-    confirming_.push_back({sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, rec.dir, static_cast<int>(left))});
-  if (!opt_.corpusDir.empty()) {
-    try {
-      fs::create_directories(opt_.corpusDir);
-      writeFileAtomic(opt_.corpusDir + "/" + name + ".vf", "# " + title(c, r) + "\n# signature: " + sig + "\n" + printCase(c));
-    } catch (const std::system_error &e) { // filed in the reports; its corpus copy is missing
-      throw cannotFile(opt_.corpusDir, e.code().message(), "copying " + name + "'s case to the corpus");
-    }
-  }
+    confirming_.push_back({f.sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, f.writer.scriptName(),
+                                             rec.dir, static_cast<int>(left))});
+  if (!opt_.corpusDir.empty()) copyToCorpus(name, f);
   return rec;
+}
+
+void FindingStore::copyToCorpus(const std::string &name, const Filing &f) const {
+  try {
+    fs::create_directories(opt_.corpusDir);
+    writeFileAtomic(opt_.corpusDir + "/" + name + ".vf", "# " + title(f.c, f.r) + "\n# signature: " + f.sig + "\n" + printCase(f.c));
+  } catch (const std::system_error &e) { // filed in the reports; its corpus copy is missing
+    throw cannotFile(opt_.corpusDir, e.code().message(), "copying " + name + "'s case to the corpus");
+  }
 }
 
 } // namespace vf

@@ -85,6 +85,9 @@ public:
   void setDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) { deadline_ = deadline; }
   static constexpr double kMinConfirmSeconds = 3;
 
+  /// A new finding as it is filed (defined in findings.cpp).
+  struct Filing;
+
   FindingStore(const FindingStore &) = delete;
   FindingStore &operator=(const FindingStore &) = delete;
   ~FindingStore();
@@ -96,6 +99,11 @@ private:
   void load(const std::filesystem::path &folder);
   /// Counts a hit of a filed signature in its meta.json (under `lock`).
   void countHit(const ReportsLock &lock, FindingRecord &rec);
+  /// Files a new finding's folder (under `lock`): the case, the files of its backend's
+  /// ReproWriter, result.txt, report.md and meta.json; starts its confirmation.
+  FindingRecord fileNew(const ReportsLock &lock, const Filing &f);
+  /// Copies the shrunk case into the corpus as NAME.vf.
+  void copyToCorpus(const std::string &name, const Filing &f) const;
 
   struct Confirmation {
     std::string signature;

@@ -2,23 +2,20 @@
 
 #include <regex>
 
-
 namespace vf {
 
-std::string genFlagsOf(const std::vector<std::string> &settings) {
-  std::string flags;
-  for (const auto &s : settings) flags += " --gen " + s;
-  return flags;
+std::string shellWord(const std::string &word) {
+  if (!word.empty() && word.find_first_of(" '\"\\$`!*?;&|<>()#~\t\n") == std::string::npos) return word;
+  return "'" + std::regex_replace(word, std::regex("'"), "'\\''") + "'";
 }
 
-std::string runFlagsOf(const std::vector<std::string> &faults, bool float64, const std::vector<std::string> &preloads) {
-  std::string flags;
-  for (const auto &f : faults) flags += " --fault " + f;
-  if (float64) flags += " --float64";
-  for (const auto &p : preloads) // a path with spaces or quotes is single-quoted for the shell
-    flags += " --preload " + (p.find_first_of(" '\"\\$`") == std::string::npos ? p : "'" + std::regex_replace(p, std::regex("'"), "'\\''") + "'");
-  return flags;
+std::string flagWords(const std::string &name, const std::vector<std::string> &values) {
+  std::string out;
+  for (const auto &v : values) out += " " + name + " " + shellWord(v);
+  return out;
 }
+
+std::string genFlagsOf(const std::vector<std::string> &settings) { return flagWords("--gen", settings); }
 
 std::string genCommand(uint64_t caseSeed, int size, const std::string &genFlags) {
   return "vmapfuzz gen --case-seed " + std::to_string(caseSeed) + " --size " + std::to_string(size) + genFlags;

@@ -9,11 +9,12 @@
 
 namespace vf {
 
+/// `word` as one word for the shell: as it is when it needs no quoting, else single-quoted.
+std::string shellWord(const std::string &word);
+/// " NAME VALUE" for each value (each a shellWord): a repeated flag as a command line repeats it.
+std::string flagWords(const std::string &name, const std::vector<std::string> &values);
 /// " --gen K=V" for each generator setting: what every gen command repeats.
 std::string genFlagsOf(const std::vector<std::string> &settings);
-/// " --fault F" for each planted fault, " --float64" when set, then " --preload FILE" for each
-/// preloaded file (quoted for the shell where it needs it): what replay needs too.
-std::string runFlagsOf(const std::vector<std::string> &faults, bool float64, const std::vector<std::string> &preloads = {});
 
 /// `vmapfuzz gen --case-seed S --size N` with `genFlags`: prints the case a campaign drew.
 std::string genCommand(uint64_t caseSeed, int size, const std::string &genFlags);

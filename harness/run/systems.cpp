@@ -7,8 +7,20 @@
 
 #include "harness/backends/libtorch/libtorch_backend.h"
 #include "harness/backends/torch/preload.h"
+#include "harness/backends/torch/python_emit.h"
 
 namespace vf {
+
+const ReproWriter &reproWriterFor(const SystemId &system) {
+  switch (system.backend) {
+  case BackendKind::Torch: return pythonReproWriter();
+  // functorch's C++ vmap runs the batching rules that torch.vmap calls from Python: the Python
+  // repro shows a libtorch finding that lies in them, and its standalone confirmation says "not
+  // reproduced" for one that lies in the C++ front end (libtorch_vmap.cpp) alone.
+  case BackendKind::Libtorch: return pythonReproWriter();
+  }
+  return pythonReproWriter();
+}
 
 Systems::Systems(const SystemsConfig &cfg, std::ostream &log) {
   if (cfg.jobs < 1) throw std::invalid_argument("Systems: jobs must be at least 1");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backends/exec_config.h"
+#include "harness/backends/repro.h"
 #include "harness/run/runner.h"
 #include "harness/backends/torch/torch_backend.h"
 
@@ -23,6 +24,10 @@ struct SystemsConfig {
   bool torch = true;     ///< the torch backend: python workers, every mode and device
   bool libtorch = false; ///< the libtorch backend: functorch's C++ vmap in process (CPU)
 };
+
+/// The filing hook of `system`'s backend kind (harness/backends/repro.h): what its findings'
+/// folders get. A new backend kind adds its writer here.
+const ReproWriter &reproWriterFor(const SystemId &system);
 
 /// Python, torch or the worker are unusable: the driver exits with its environment code.
 struct EnvironmentError : std::runtime_error {

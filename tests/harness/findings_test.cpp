@@ -3,11 +3,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/report/filed_reports.h"
 #include "harness/report/findings.h"
+#include "harness/run/systems.h"
 #include "ir/text.h"
 
 using namespace vf;
@@ -382,4 +384,31 @@ TEST(Filing, RecheckKeepsTheHitsACampaignCountedMeanwhile) {
   auto meta = readJson(rec.dir + "/meta.json");
   EXPECT_EQ(meta["hits"], 2);
   EXPECT_EQ(meta["status"], "open");
+}
+
+TEST(FindingStore, AFindingsFolderIsTheReportsAndItsBackendsReproFiles) {
+  // The store files what the system's ReproWriter gives (harness/backends/repro.h) and its own
+  // reports; nothing else. The torch backend's writer: program.py, repro.py, preload copies.
+  std::string dir = tempDir("writer-files"), a = tempDir("writer-preload");
+  std::ofstream(a + "/rule.py") << "print('a')\n";
+  StoreOptions opt;
+  opt.environment = {{"preload", {{{"path", a + "/rule.py"}, {"sha256", "aaaa"}}}}};
+  FindingStore store(dir, opt);
+  const CaseResult r = aBatchedError();
+  auto rec = store.record(aCase(), r, "vmapfuzz replay case.vf");
+  const ReproWriter &w = reproWriterFor(r.system);
+  ReproMaterial m;
+  m.environment = opt.environment;
+  std::set<std::string> expected = {"case.vf", "result.txt", "report.md", "meta.json"}, filed;
+  for (const auto &f : w.files(aCase(), r.system, m, "h")) expected.insert(f.name);
+  EXPECT_EQ(expected, (std::set<std::string>{"case.vf", "result.txt", "report.md", "meta.json", "program.py", "repro.py",
+                                             "preload/rule.py"}));
+  for (const auto &e : fs::recursive_directory_iterator(rec.dir))
+    if (e.is_regular_file()) filed.insert(fs::relative(e.path(), rec.dir).string());
+  EXPECT_EQ(filed, expected);
+  // report.md shows the writer's program in its language.
+  std::ifstream in(rec.dir + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(md.find("```" + w.language() + "\n" + w.program(aCase(), r.system) + "```"), std::string::npos);
+  EXPECT_EQ(w.scriptName(), "repro.py");
 }

@@ -52,7 +52,7 @@ def test_a_chained_exception_reads_as_its_printed_traceback():
 
     # The cause (raised in the backward pass) prints first, the final exception (raised in the
     # forward pass, outside the backward) last: the last pass frame printed decides, as the
-    # the worker's raising_pass reads the frames in the same order.
+    # worker's raising_pass reads the frames in the same order.
     e = _caught(_forward_pass, reraise)
     text = w._format_exception(e)
     assert text.rfind("in _forward_pass") > text.rfind("in _backward_pass") >= 0

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 
 #include "harness/backends/exec_config.h"
+#include "harness/backends/repro.h"
 #include "harness/backends/torch/preload.h"
 #include "harness/backends/torch/py_writer.h"
 #include "ir/program.h"
@@ -43,5 +44,10 @@ struct ReproOptions {
 /// while batched and per-example results disagree (or the batched run raises).
 std::string emitRepro(const Case &c, const std::vector<at::Tensor> &inputs, const std::string &headerComment,
                       const ReproOptions &opt = {});
+
+/// The torch backend's filing hook (harness/backends/repro.h): program.py, repro.py (emitRepro:
+/// the finding's mode, inputs and (co)tangents, and the campaign's preloaded files, copied into
+/// preload/ beside it).
+const ReproWriter &pythonReproWriter();
 
 } // namespace vf

@@ -1,11 +1,14 @@
-// The command line's flag table: parsing, defaults, repeated flags and exit codes, on a command
-// declared here (no worker, no torch).
+// The command line's flag table: parsing, defaults, repeated flags, exit codes and the flags
+// replay repeats, on commands declared here (no worker, no torch).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "harness/cli/cli.h"
+#include "harness/cli/system_flags.h"
 
 using namespace vf::cli;
 
@@ -73,4 +76,41 @@ TEST(CliFlags, HelpExitsZeroAndTheCommandsCodeIsReturned) {
   EXPECT_EQ(runCli({"try", "-h"}, f), kClean);
   EXPECT_EQ(runCli({"help"}, f), kClean);
   EXPECT_EQ(runCli({"try"}, f, kFound), kFound);
+}
+
+namespace {
+
+/// Runs `vmapfuzz try ARGS...` where `try` declares the system flags and --float64; returns
+/// the flags replay would repeat, as the command saw them once parsed.
+std::string replayedOf(std::vector<std::string> args) {
+  Cli cli;
+  SystemFlags f;
+  std::string seen = "(not run)";
+  CLI::App &cmd = cli.command("try", "", "a command for this test", "", [&] {
+    seen = runFlags(f);
+    return kClean;
+  });
+  addSystemFlags(cmd, f);
+  addFloat64Flag(cmd, f);
+  args.insert(args.begin(), {"vmapfuzz", "try"});
+  std::vector<char *> argv;
+  for (auto &a : args) argv.push_back(a.data());
+  EXPECT_EQ(cli.main(static_cast<int>(argv.size()), argv.data()), kClean);
+  return seen;
+}
+
+} // namespace
+
+TEST(CliFlags, ReplayRepeatsTheFlagsDeclaredReplayedAsGiven) {
+  EXPECT_EQ(replayedOf({}), "");
+  // Flags replay does not need (--mode picks the system; --gen is the gen command's) are not repeated.
+  EXPECT_EQ(replayedOf({"--mode", "direct", "--gen", "max_depth=2", "--timeout-ms", "5000"}), "");
+  EXPECT_EQ(replayedOf({"--fault", "a", "--float64", "--fault=b"}), " --fault a --fault b --float64");
+  // A preloaded file's path as the flag's transform left it (absolute), quoted for the shell.
+  const auto dir = std::filesystem::temp_directory_path() / "vmapfuzz cli test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "rule.py") << "pass\n";
+  const std::string rel = std::filesystem::relative(dir / "rule.py").string();
+  EXPECT_EQ(replayedOf({"--preload", rel}), " --preload '" + (dir / "rule.py").string() + "'");
+  std::filesystem::remove_all(dir);
 }

@@ -10,8 +10,9 @@ using namespace vf;
 
 TEST(Reproduce, GenAndReplayCommands) {
   EXPECT_EQ(genFlagsOf({"max_depth=1", "max_levels=2"}), " --gen max_depth=1 --gen max_levels=2");
-  EXPECT_EQ(runFlagsOf({"f1", "f2"}, true), " --fault f1 --fault f2 --float64");
-  EXPECT_EQ(runFlagsOf({}, false), "");
+  EXPECT_EQ(flagWords("--fault", {"f1", "f2"}), " --fault f1 --fault f2");
+  EXPECT_EQ(flagWords("--fault", {}), "");
+  EXPECT_EQ(flagWords("--preload", {"/a b/it's.py"}), " --preload '/a b/it'\\''s.py'");
   EXPECT_EQ(genCommand(42, 17, " --gen max_depth=1"), "vmapfuzz gen --case-seed 42 --size 17 --gen max_depth=1");
   EXPECT_EQ(replayCommand(" --fault f1", *SystemId::parse("compile-inductor|cuda"), "case.vf"),
             "vmapfuzz replay --fault f1 --mode compile-inductor case.vf");

@@ -248,13 +248,15 @@ TEST(Signature, AGradientModesForwardErrorIsTheForwardModesBug) {
   // a nightly with gradient modes does not file a known forward bug again. Raised in the
   // backward pass, it is the gradient mode's own.
   Case c = parseCase("vmap size=2 in_dims=(0) out_dims=(0)\nfunc(%0: f32[3]) {\n  %1: f32[3] = neg(%0)\n  return %1\n}\n");
-  auto result = [](const std::string &system, const std::string &traceback) {
+  // The worker names the pass that raised (Outcome::raisingPass) from the traceback's frames.
+  auto result = [](const std::string &system, const std::string &traceback, const std::string &pass = "") {
     CaseResult r;
     r.verdict = Verdict::BatchedError;
     r.system = SystemId::parse(system).value();
     r.errorType = "RuntimeError";
     r.errorMessage = "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 2";
     r.traceback = traceback;
+    r.raisingPass = pass;
     return r;
   };
   const std::string forward = std::string("Traceback (most recent call last):\n  File \"<vmapfuzz-case-1>\", line 40, in _forward_pass\n") +
@@ -262,9 +264,9 @@ TEST(Signature, AGradientModesForwardErrorIsTheForwardModesBug) {
   const std::string backward = std::string("Traceback (most recent call last):\n  File \"<vmapfuzz-case-1>\", line 50, in _backward_pass\n") +
                                (kCppTraceback + std::string("Traceback (most recent call last):\n").size());
   std::string eager = signatureOf(c, result("eager|cpu", kCppTraceback));
-  EXPECT_EQ(signatureOf(c, result("eager+grad|cpu", forward)), eager);
-  EXPECT_EQ(signatureOf(c, result("direct+vmap-grad|cpu", forward)), signatureOf(c, result("direct|cpu", kCppTraceback)));
-  std::string bw = signatureOf(c, result("eager+grad|cpu", backward));
+  EXPECT_EQ(signatureOf(c, result("eager+grad|cpu", forward, "forward")), eager);
+  EXPECT_EQ(signatureOf(c, result("direct+vmap-grad|cpu", forward, "forward")), signatureOf(c, result("direct|cpu", kCppTraceback)));
+  std::string bw = signatureOf(c, result("eager+grad|cpu", backward, "backward"));
   EXPECT_NE(bw, eager);
   EXPECT_EQ(bw.rfind("eager+grad|cpu|batched-error|", 0), 0u) << bw;
 }
