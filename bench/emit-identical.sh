@@ -11,7 +11,7 @@
 # EMIT_BINARY, when set, runs `emit` instead of BINARY (which still runs `gen`): e.g.
 # build/vmapfuzz_emit_tool, the emitter's layers alone, where a whole vmapfuzz is too long to
 # build twice. The cases are inputs only: any build's `gen` serves, if both records use the same.
-# repro.py is not covered here (tests/python/test_repro.py runs it).
+# repro.py is not covered here: the e2e tests run it (repro_tolerance, precompile, grad, preload).
 set -euo pipefail
 MODES=(direct eager direct+grad eager+vmap-grad direct+jvp compile-inductor precompile-eager)
 case "${1:-}" in

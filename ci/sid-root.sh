@@ -9,9 +9,14 @@
 #
 # The root lives in $VMAPFUZZ_SID_ROOT (default /var/cache/vmapfuzz/sid-root). Each `run` happens
 # in a private mount namespace, so /proc, /dev and the project bind-mount vanish with it.
+# VMAPFUZZ_SUITE=trixie (or another Debian suite) makes and enters a root of that suite instead,
+# with its own torch (trixie: 2.6.0), in /var/cache/vmapfuzz/trixie-root ($VMAPFUZZ_SUITE_ROOT moves
+# it): ci/torch-matrix.sh uses it.
 set -euo pipefail
 
-ROOT=${VMAPFUZZ_SID_ROOT:-/var/cache/vmapfuzz/sid-root}
+SUITE=${VMAPFUZZ_SUITE:-sid}
+if [ "$SUITE" = sid ]; then ROOT=${VMAPFUZZ_SID_ROOT:-/var/cache/vmapfuzz/sid-root}
+else ROOT=${VMAPFUZZ_SUITE_ROOT:-/var/cache/vmapfuzz/$SUITE-root}; fi
 PROJECT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The stamp names the package list's version: bump it when PACKAGES grows, and `ensure` installs
 # what an existing root lacks (apt-get install of the whole list; no new bootstrap).
@@ -47,19 +52,19 @@ ensure() {
   fi
   local m; m=$(mirror)
   if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
-    say "bootstrapping Debian sid into $ROOT (a few minutes)"
+    say "bootstrapping Debian $SUITE into $ROOT (a few minutes)"
     rm -rf "$ROOT.partial"
-    debootstrap --variant=minbase sid "$ROOT.partial" "$m" >"$parent/debootstrap.log" 2>&1 \
-      || die "debootstrap failed (registry unreachable?); see $parent/debootstrap.log"
+    debootstrap --variant=minbase "$SUITE" "$ROOT.partial" "$m" >"$parent/debootstrap-$SUITE.log" 2>&1 \
+      || die "debootstrap failed (registry unreachable?); see $parent/debootstrap-$SUITE.log"
     mv "$ROOT.partial" "$ROOT"
   fi
   say "installing ${PACKAGES[*]}"
   in_root env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" update -qq \
-    || die "apt-get update inside the sid root failed (registry unreachable?)"
-  in_root env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install -y -qq "${PACKAGES[@]}" >"$parent/apt.log" 2>&1 \
-    || die "apt-get install inside the sid root failed; see $parent/apt.log"
+    || die "apt-get update inside the $SUITE root failed (registry unreachable?)"
+  in_root env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install -y -qq "${PACKAGES[@]}" >"$parent/apt-$SUITE.log" 2>&1 \
+    || die "apt-get install inside the $SUITE root failed; see $parent/apt-$SUITE.log"
   in_root python3 -c 'import torch, torch._higher_order_ops' \
-    || die "torch in the sid root does not import"
+    || die "torch in the $SUITE root does not import"
   touch "$STAMP"
   say "ready: $(in_root python3 -c 'import torch; print("torch", torch.__version__)')"
 }

@@ -186,8 +186,13 @@ const char *kScanHelper =
     "        raise RuntimeError(\"scan() operator requires init leaves.\")\n"
     "    if reverse:\n"
     "        xs = [x.flip([0]) for x in xs]\n"
-    "    kwargs = {\"mutated_arg_indices\": mutated_arg_indices} if mutated_arg_indices else {}\n"
-    "    out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs), **kwargs)\n"
+    "    if \"dim\" in inspect.signature(type(scan_op).__call__).parameters:\n"
+    "        # torch 2.6: scan_op(combine_fn, init, xs, dim, reverse, additional_inputs), no\n"
+    "        # in-place buffers; the reverse is done here as above\n"
+    "        out = scan_op(combine_fn, list(init), list(xs), 0, False, list(additional_inputs))\n"
+    "    else:\n"
+    "        kwargs = {\"mutated_arg_indices\": mutated_arg_indices} if mutated_arg_indices else {}\n"
+    "        out = scan_op(combine_fn, list(init), list(xs), tuple(additional_inputs), **kwargs)\n"
     "    carries, ys = tuple(out[:len(init)]), tuple(out[len(init):])\n"
     "    if reverse:\n"
     "        ys = tuple(y.flip([0]) for y in ys)\n"
@@ -218,7 +223,7 @@ const std::vector<ConstructDef> &constructRegistry() {
       {.kind = ConstructKind::Scan, .name = "scan", .knob = "scan", .weight = 2, .selector = "", .selectorFeature = "",
        .coverageRows = {"scan-inplace-buffer"}, .regionName = scanRegion, .params = scanParams, .results = scanResults,
        .publicImport = "from torch._higher_order_ops.scan import scan",
-       .directImport = "from torch._higher_order_ops.scan import scan_op", .directHelper = kScanHelper},
+       .directImport = "import inspect\nfrom torch._higher_order_ops.scan import scan_op", .directHelper = kScanHelper},
   };
   return r;
 }

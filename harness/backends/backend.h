@@ -38,6 +38,10 @@ struct Outcome {
   /// A precompile mode: the error came from the fresh process that loaded the saved artifact
   /// (or from saving it), after the same torch compiled and ran the program in process.
   bool afterSaveLoad = false;
+  /// The program needs what this torch does not have: importing the program's module failed
+  /// (an op of a later release, e.g. torch._higher_order_ops.switch before 2.8). Not a batching
+  /// bug, not the harness's: the construct is unsupported by this torch.
+  bool torchLacks = false;
   // The harness's own share of a run (phase timing; 0 where a backend does not measure it):
   double emitSeconds = 0;      ///< turning the case into the system's input (e.g. Python source)
   double transportSeconds = 0; ///< moving the request and reply (pipes, framing)

@@ -6,6 +6,7 @@
 #include <array>
 #include <iomanip>
 
+#include "harness/run/classify.h"
 #include "ir/constructs.h"
 #include "ir/text.h"
 
@@ -194,7 +195,8 @@ int printCapabilities(const RunnerSet &runners, std::ostream &os) {
     Prepared prep = runners.front()->prepare(p.c);
     for (size_t k = 0; k < runners.size(); ++k) {
       CaseResult r = runners[k]->run(p.c, prep);
-      std::string cell = capabilityOf(r.verdict);
+      std::string cell = r.verdict == Verdict::Unsupported && r.summary.rfind(kTorchLacks, 0) == 0 ? "not in this torch"
+                                                                                                : capabilityOf(r.verdict);
       if (r.verdict != Verdict::Pass) {
         ++notOk;
         std::string note = p.construct + ", " + p.what + ": " + r.summary.substr(0, 200);

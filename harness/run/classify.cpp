@@ -69,6 +69,8 @@ Decision returned(const Observations &o) {
 /// documented restriction nor a construct torch says it cannot batch.
 Decision raised(const Observations &o) {
   const bool grad = o.grad != Grad::None;
+  // An op of a later torch: every run of the program fails the same way, batched or not.
+  if (o.torchLacks) return verdict(Verdict::Unsupported, kTorchLacks + o.errorType + ": " + firstLine(o.errorMessage));
   // Raised past the forward pass, it may be a forward bug's wrong shape met by autograd.
   if (grad && o.gradientPass != kForwardPassRaises)
     if (auto fw = forwardBug(o)) return *fw;

@@ -23,6 +23,10 @@ struct RunObservation {
 
 /// Everything the verdict depends on. Filled by the runner in stages; a `std::optional` that is
 /// empty is a run not (yet) made.
+/// How an Unsupported verdict's summary starts when the program imports what this torch lacks
+/// (Observations::torchLacks); `caps` shows those cells as "not in this torch".
+inline constexpr const char *kTorchLacks = "this torch lacks what the program imports: ";
+
 struct Observations {
   Grad grad = Grad::None; ///< the system's mode: forward values or which derivative
   bool precompile = false; ///< results come from a fresh process that loaded the saved artifact
@@ -63,6 +67,7 @@ struct Observations {
   std::string bufferHazard;     ///< the case can break vmap's in-place rule (ir/buffers.h)
   bool saysInplaceRule = false; ///< the error is vmap's in-place rule
   bool saysUnsupported = false; ///< the error is torch's "no batching rule"
+  bool torchLacks = false;      ///< the program imports what this torch does not have (Outcome::torchLacks)
 };
 
 /// Which results a finding shows (its CaseResult's expected and actual).

@@ -225,6 +225,7 @@ private:
       o.bufferHazard = bufferBatchingHazard(failedCase(o));
       o.saysInplaceRule = saysInplaceRule(b.errorMessage);
       o.saysUnsupported = saysUnsupported(b);
+      o.torchLacks = b.torchLacks;
     }
   }
 

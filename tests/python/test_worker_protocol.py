@@ -58,3 +58,21 @@ def test_a_run_calls_the_entry_and_names_the_raising_pass(worker):
     bad = ask(worker, dict(run, entry={"fn": "fails"}), [struct.pack("<2f", 1.0, 2.0)])
     assert bad["status"] == "error" and bad["error"]["raising_pass"] == "backward"
     assert bad["error"]["type"] == "ZeroDivisionError"
+
+
+def test_an_import_this_torch_lacks_is_stage_import_and_other_module_errors_the_harnesss(worker):
+    pytest.importorskip("torch")
+    run = {"v": 2, "op": "run", "id": 2, "mode": "batched", "exec": {"api": "direct"},
+           "entry": {"fn": "batched"}, "tensors": [{"dtype": "f32", "shape": [2]}]}
+    x = struct.pack("<2f", 1.0, 2.0)
+    lacks = ask(worker, dict(run, source="import torch\nfrom torch._higher_order_ops import no_such_op\n"), [x])
+    assert lacks["status"] == "error" and lacks["error"]["stage"] == "import"
+    assert lacks["error"]["type"] == "ImportError"
+    broken = ask(worker, dict(run, source="import torch\n1 / 0\n"), [x])
+    assert broken["status"] == "error" and broken["error"]["stage"] == "worker"
+    # The module is importable by its name while it runs, as dynamo expects of a traced function's.
+    named = ask(worker, dict(run, source="import sys, torch\n"
+                                         "def batched(x):\n"
+                                         "    return (x + (1 if sys.modules[__name__].batched is batched else 0),)\n"), [x])
+    assert named["status"] == "ok"
+    assert struct.unpack("<2f", worker.stdout.read(8)) == (2.0, 3.0)

@@ -120,6 +120,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     o.status = e.value("oom", false)                  ? Outcome::Status::Oom
                : e.value("stage", "program") == "worker" ? Outcome::Status::HarnessError
                                                           : Outcome::Status::Error;
+    o.torchLacks = e.value("stage", "") == "import";
     o.errorType = e.value("type", "?");
     o.errorMessage = e.value("message", "");
     o.traceback = e.value("traceback", "");

@@ -172,6 +172,25 @@ TEST(Classify, DocumentedRestrictionsAndMissingRulesAreNotBugs) {
   EXPECT_EQ(t.decision.summary, "after save/load: RuntimeError: planted");
 }
 
+
+TEST(Classify, AnOpThisTorchLacksIsUnsupportedWithoutAPerExampleRun) {
+  Script s;
+  s.batched = Status::Error;
+  s.errorType = "ImportError";
+  s.errorMessage = "cannot import name 'switch' from 'torch._higher_order_ops.switch'\nmore";
+  // Each example alone would fail the same way: it is not asked for, and not "invalid".
+  s.perExample = ran(Status::Error, {}, "ImportError", "cannot import name 'switch'");
+  Observations o;
+  o.torchLacks = true;
+  Trace t = decide(o, s);
+  EXPECT_EQ(t.decision.verdict, Verdict::Unsupported);
+  EXPECT_EQ(t.asked, kBatched);
+  EXPECT_EQ(t.decision.summary,
+            "this torch lacks what the program imports: ImportError: cannot import name 'switch' from 'torch._higher_order_ops.switch'");
+  // The same error without the worker's "import" stage is torch's own: decided as any raise.
+  o.torchLacks = false;
+  EXPECT_EQ(decide(o, s).decision.verdict, Verdict::Invalid);
+}
 TEST(Classify, AGradientFindingWhoseForwardValuesDifferIsThatForwardMismatch) {
   Script s;
   s.batched = Status::Error; // raised in the backward pass

@@ -47,6 +47,8 @@ e.g. to register a batching rule that torch lacks; hello's reply lists them as "
 ([{"path", "sha256"}]); "precompile_missing" says why this torch cannot run a precompile mode
 (absent when it can). A preload that raises makes hello answer status "error" with
 error["kind"] == "preload", and every run an error of stage "worker".
+An error's "stage": "program" (the program's call raised: torch's), "worker" (the harness's own
+code), or "import" (the case's module imports what this torch lacks: an ImportError).
 """
 import argparse
 import hashlib
@@ -59,6 +61,7 @@ import struct
 import sys
 import time
 import traceback
+import types
 
 _WORKER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -257,6 +260,15 @@ def _precompiled(torch, source, inputs, calls, ex, preloads):
     return fn
 
 
+def _case_module(source, filename):
+    """Runs the case's module and returns its namespace. The module is in sys.modules, as
+    repro.py's __main__ is: dynamo (2.6) imports a traced function's module by its __name__."""
+    mod = types.ModuleType("vmapfuzz_case")
+    sys.modules["vmapfuzz_case"] = mod
+    exec(compile(source, filename, "exec"), mod.__dict__)
+    return mod.__dict__
+
+
 def entry_request(req):
     """The request's entry point (python_entry.h's table, sent by the C++ side): {"fn", "compile",
     "vjp_of", "precompile"}. A request without one (a hand-made request of a test) calls the
@@ -412,8 +424,11 @@ def main():
                         fault()
             if device != "cpu":  # factory calls in the program land on the device too
                 torch.set_default_device(device)
-            ns = {"__name__": "vmapfuzz_case"}
-            exec(compile(req["source"], f"<vmapfuzz-case-{req.get('id')}>", "exec"), ns)
+            # An ImportError here is this torch lacking an op the program uses (one of a later
+            # release): stage "import", the construct unsupported here, not a harness bug.
+            stage = "import"
+            ns = _case_module(req["source"], f"<vmapfuzz-case-{req.get('id')}>")
+            stage = "worker"
             entry = entry_request(req)
             fn = _entry_point(ns, entry, ex, torch)
             if entry.get("precompile"):
@@ -442,6 +457,8 @@ def main():
             reply.update(status="ok", tensors=metas_out, calls=counts)
         except Exception as e:
             blobs = []
+            if stage == "import" and not isinstance(e, ImportError):
+                stage = "worker"
             oom = _is_oom(e)
             if type(e).__name__ == "AfterSaveLoad":  # the fresh process that loaded the artifact failed
                 reply.update(status="error", tensors=[], recycle=False,
