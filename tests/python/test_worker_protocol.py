@@ -76,3 +76,23 @@ def test_an_import_this_torch_lacks_is_stage_import_and_other_module_errors_the_
                                          "    return (x + (1 if sys.modules[__name__].batched is batched else 0),)\n"), [x])
     assert named["status"] == "ok"
     assert struct.unpack("<2f", worker.stdout.read(8)) == (2.0, 3.0)
+
+
+def test_a_later_case_in_the_same_worker_sees_its_own_imports_under_dynamo(worker):
+    """torch.cond traces its branches with dynamo, which keeps the module it looked up by name:
+    a second case's globals must not be resolved in the first case's module (which lacks the
+    second's imports)."""
+    pytest.importorskip("torch")
+    run = {"v": 2, "op": "run", "mode": "batched", "exec": {"api": "direct"},
+           "entry": {"fn": "batched"}, "tensors": [{"dtype": "f32", "shape": [2]}]}
+    x = struct.pack("<2f", 1.0, 2.0)
+    first = ("import torch\n"
+             "def batched(x):\n"
+             "    return torch.cond(x.sum() > 0, lambda a: (torch.add(a, 1),), lambda a: (a - 1,), (x,))\n")
+    second = ("import torch\nfrom torch import sin\n"
+              "def batched(x):\n"
+              "    return torch.cond(x.sum() > 0, lambda a: (torch.add(sin(a) * 0, a + 2),), lambda a: (a - 2,), (x,))\n")
+    for i, (source, want) in enumerate([(first, (2.0, 3.0)), (second, (3.0, 4.0)), (first, (2.0, 3.0))]):
+        reply = ask(worker, dict(run, id=10 + i, source=source), [x])
+        assert reply["status"] == "ok", reply.get("error")
+        assert struct.unpack("<2f", worker.stdout.read(8)) == want

@@ -52,6 +52,7 @@ code), or "import" (the case's module imports what this torch lacks: an ImportEr
 """
 import argparse
 import hashlib
+import itertools
 import json
 import linecache
 import os
@@ -260,11 +261,22 @@ def _precompiled(torch, source, inputs, calls, ex, preloads):
     return fn
 
 
+_CASE_MODULE_IDS = itertools.count()
+_CASE_MODULES = []  # the name of the module of the case run last
+
+
 def _case_module(source, filename):
     """Runs the case's module and returns its namespace. The module is in sys.modules, as
-    repro.py's __main__ is: dynamo (2.6) imports a traced function's module by its __name__."""
-    mod = types.ModuleType("vmapfuzz_case")
-    sys.modules["vmapfuzz_case"] = mod
+    repro.py's __main__ is: dynamo (2.6) imports a traced function's module by its __name__.
+    Each case's module has a name of its own: dynamo (2.14) keeps the module it first looked up
+    by a name (torch.cond's branches are traced) and would resolve a later case's globals in
+    the earlier case's module, which lacks the later one's imports."""
+    for old in _CASE_MODULES:
+        sys.modules.pop(old, None)
+    name = f"vmapfuzz_case_{next(_CASE_MODULE_IDS)}"
+    _CASE_MODULES[:] = [name]
+    mod = types.ModuleType(name)
+    sys.modules[name] = mod
     exec(compile(source, filename, "exec"), mod.__dict__)
     return mod.__dict__
 
