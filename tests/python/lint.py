@@ -17,7 +17,7 @@ SKIP = {".git", "build", "__pycache__"}
 
 def python_files(root):
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP and not d.startswith("build"))
+        dirs[:] = sorted(d for d in dirs if d not in SKIP and not d.startswith(("build", ".")))
         for f in sorted(files):
             if f.endswith(".py"):
                 yield os.path.join(folder, f)
