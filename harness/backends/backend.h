@@ -73,6 +73,29 @@ public:
                            const std::vector<at::Tensor> &againInputs) {
     return run(c, inputs, RunMode::Batched);
   }
+
+  // Culprit localisation (harness/report/culprit.h): a system made of components that can each be
+  // replaced by a trivially correct per-example loop at its level ("hop:cond", the vmap rule of
+  // torch.cond; "op:where", the batching of torch.where; "vmap:front-end", vmap's own handling of
+  // in_dims, out_dims, batch sizes and chunks) names them, and swaps them on request.
+
+  /// The components the batched run of `c` on `inputs` goes through, each one swappable; empty
+  /// when this system cannot swap any (the default).
+  virtual std::vector<std::string> components(const Case &c, const std::vector<at::Tensor> &inputs) { return {}; }
+  /// Later batched runs swap `names` (from components()) for per-example loops; {} swaps none.
+  virtual void swap(std::vector<std::string> names) {}
+};
+
+/// Swaps components of `b` while it lives (Backend::swap), and none afterwards.
+class SwapScope {
+public:
+  SwapScope(Backend &b, std::vector<std::string> names) : b_(b) { b_.swap(std::move(names)); }
+  ~SwapScope() { b_.swap({}); }
+  SwapScope(const SwapScope &) = delete;
+  SwapScope &operator=(const SwapScope &) = delete;
+
+private:
+  Backend &b_;
 };
 
 } // namespace vf

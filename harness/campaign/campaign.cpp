@@ -66,6 +66,7 @@ public:
       : opt_(opt), log_(log), guide_(opt.guided),
         filing_(store,
                 {.shrink = opt.shrink, .maxShrinkAttempts = opt.maxShrinkAttempts, .ablationProbes = kAblationProbes,
+                 .culpritRuns = opt.culpritRuns,
                  .genFlags = opt.genFlags, .runFlags = opt.runFlags, .uncheckedDir = opt.uncheckedDir, .known = opt.known},
                 [this](const std::string &line) { say(line); }) {}
 

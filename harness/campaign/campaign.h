@@ -34,6 +34,8 @@ struct CampaignOptions {
   /// A bound on one shrink's candidates, far above what a fixpoint takes: shrinking runs to
   /// 1-minimality, and the campaign's deadline (--time, shrinking included) stops it first.
   int maxShrinkAttempts = 20000;
+  /// Culprit localisation's runs per new finding (harness/report/culprit.h; 0: off).
+  int culpritRuns = 24;
   std::string genFlags;  ///< the --gen flags, repeated in every reproduce line (genFlagsOf)
   std::string runFlags;  ///< flags replay needs too (--fault, --preload, --float64: cli::runFlags)
   /// This campaign runs the case indices i with i % shards == shard (of one campaign split over

@@ -1,5 +1,7 @@
 #include "harness/campaign/replay.h"
 
+#include "harness/campaign/campaign.h"
+
 #include "harness/report/modes.h"
 #include "harness/report/reproduce.h"
 #include "harness/report/signature.h"
@@ -21,8 +23,9 @@ std::vector<Replayed> replayCase(const Case &c, const RunnerSet &runners, Findin
       if (!crossCheck(c, filed, runners, r.setAside)) {
         r.failing = false;
       } else {
-        r.filed = store->record(c, filed, replayCommand(runFlags, filed.system, file), "",
-                                findingSignature(c, filed, runnerFor(runners, filed.system, *runner)));
+        Signature full = findingSignature(c, filed, runnerFor(runners, filed.system, *runner));
+        if (isFinding(r.result.verdict)) full.culprits = culpritsOf(c, r.result, *runner, runners, CampaignOptions{}.culpritRuns);
+        r.filed = store->record(c, filed, replayCommand(runFlags, filed.system, file), "", full);
       }
     }
     out.push_back(std::move(r));

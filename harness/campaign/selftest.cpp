@@ -93,8 +93,18 @@ private:
     res_.sizeFound = res_.sizeShrunk = c.program.size();
     const std::string runFlags = flagWords("--fault", {fault_});
     res_.reproduce = generated ? reproduceLine(cs, size, opt_.genFlags, runFlags, r.system) : replayCommand(runFlags, r.system, fault_ + ".vf");
-    res_.shrunkCase = printCase(opt_.shrink ? shrink(c, r) : c);
+    const Case shrunk = opt_.shrink ? shrink(c, r) : c;
+    res_.shrunkCase = printCase(shrunk);
+    if (opt_.culpritRuns > 0) localise(shrunk, r);
     return 1;
+  }
+
+  /// Which component the detecting case needs, with the fault planted (the shrunk case re-run:
+  /// localisation compares with how it fails now).
+  void localise(const Case &shrunk, const CaseResult &found) {
+    const CaseResult now = faulty_.run(shrunk);
+    if (now.verdict != found.verdict) return; // flaky: nothing to localise
+    res_.culprits = findCulprits(shrunk, now, faulty_, opt_.culpritRuns);
   }
 
   /// Shrinking keeps what makes it a detection: a finding with the fault, a pass without.
@@ -116,10 +126,12 @@ private:
 
 } // namespace
 
-FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &opt, const BackendFactory &make,
+FaultResult runFaultCampaign(const FaultInfo &info, const SelftestOptions &opt, const BackendFactory &make,
                              Backend &clean, std::ostream &log) {
+  const std::string &fault = info.name;
   FaultResult res;
   res.fault = fault;
+  res.plantedIn = info.component;
   std::unique_ptr<Backend> faulty;
   try {
     faulty = make(fault == kNoFault ? std::vector<std::string>{} : std::vector<std::string>{fault});
@@ -132,25 +144,42 @@ FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &op
   log << "selftest: " << fault << ": " << (res.detected ? "detected" : "not detected") << " after " << res.cases
       << " cases, " << std::fixed << std::setprecision(1) << res.seconds << " s";
   if (res.detected) log << " (" << res.verdict << ": " << res.summary.substr(0, 160) << ")";
+  if (!res.culprits.tried.empty()) log << "; culprit: " << res.culprits.sentence();
   log << "\n" << std::flush;
   return res;
 }
 
+namespace {
+
+/// The table's last two cells: where the fault is planted, and what localisation named (✓ when
+/// it is that component alone).
+std::string culpritCells(const FaultResult &r) {
+  std::string named = r.culprits.tried.empty() ? "(not localised)"
+                      : r.culprits.culprits.empty() ? "none of " + std::to_string(r.culprits.tried.size())
+                                                    : "";
+  for (size_t i = 0; i < r.culprits.culprits.size(); ++i) named += (i ? ", " : "") + r.culprits.culprits[i];
+  if (culpritIsPlanted(r)) named += " ✓";
+  return (r.plantedIn.empty() ? "" : r.plantedIn) + " | " + named;
+}
+
+} // namespace
+
 void printSelftestTable(const std::vector<FaultResult> &results, std::ostream &os) {
-  os << "| fault | detected | time to first detection | cases to first detection | verdict | statements found → shrunk | shrinking |\n";
-  os << "| --- | --- | --- | --- | --- | --- | --- |\n";
+  os << "| fault | detected | time to first detection | cases to first detection | verdict | statements found → shrunk | shrinking | "
+        "planted in | culprit named |\n";
+  os << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const auto &r : results) {
     os << "| " << r.fault << " | ";
     if (!r.planted) {
-      os << "not planted: " << r.error.substr(0, 200) << " | | | | | |\n";
+      os << "not planted: " << r.error.substr(0, 200) << " | | | | | | | |\n";
       continue;
     }
     os << std::fixed << std::setprecision(1);
     if (r.detected)
       os << "yes | " << r.seconds << " s | " << r.cases << " | " << r.verdict << " | " << r.sizeFound << " → "
-         << r.sizeShrunk << " | " << r.shrinkAttempts << " attempts, " << r.shrinkSeconds << " s |\n";
+         << r.sizeShrunk << " | " << r.shrinkAttempts << " attempts, " << r.shrinkSeconds << " s | " << culpritCells(r) << " |\n";
     else
-      os << "**no** | (budget: " << r.seconds << " s) | (" << r.cases << " run) | | | |\n";
+      os << "**no** | (budget: " << r.seconds << " s) | (" << r.cases << " run) | | | | " << r.plantedIn << " | |\n";
   }
   int real = 0, detected = 0, falseAlarms = 0;
   for (const auto &r : results) {
@@ -161,10 +190,17 @@ void printSelftestTable(const std::vector<FaultResult> &results, std::ostream &o
     ++real;
     detected += r.detected;
   }
+  int localised = 0, planted = 0;
+  for (const auto &r : results)
+    if (r.detected && !r.plantedIn.empty() && !r.culprits.tried.empty()) {
+      ++planted;
+      localised += culpritIsPlanted(r);
+    }
   os << "\n" << detected << " of " << real << " faults detected";
   if (real) os << " (" << std::setprecision(0) << 100.0 * detected / real << " %)";
   for (const auto &r : results)
     if (r.fault == kNoFault) os << "; control run with no fault: " << (falseAlarms ? "DETECTED (false alarm)" : "nothing detected");
+  if (planted) os << "; culprit localisation named the planted component alone for " << localised << " of " << planted;
   os << "\n";
 }
 
@@ -181,7 +217,7 @@ bool selftestTargetMet(const std::vector<FaultResult> &results, double targetRat
   return real == 0 || detected >= targetRate * real - 1e-9;
 }
 
-std::vector<std::pair<std::string, std::string>> listFaults(const std::string &python, const std::string &faultsScript) {
+std::vector<FaultInfo> listFaults(const std::string &python, const std::string &faultsScript) {
   std::string cmd = "'" + python + "' '" + faultsScript + "' 2>&1";
   FILE *p = popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot run " + python);
@@ -190,12 +226,14 @@ std::vector<std::pair<std::string, std::string>> listFaults(const std::string &p
   while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   int st = pclose(p);
   if (st != 0) throw std::runtime_error("cannot list the faults (" + cmd + "): " + out.substr(0, 2000));
-  std::vector<std::pair<std::string, std::string>> faults;
+  std::vector<FaultInfo> faults;
   std::istringstream in(out);
   for (std::string line; std::getline(in, line);) {
     auto tab = line.find('\t');
     if (tab == std::string::npos) continue; // warnings and such
-    faults.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    auto tab2 = line.find('\t', tab + 1);
+    faults.push_back({line.substr(0, tab), line.substr(tab + 1, tab2 == std::string::npos ? std::string::npos : tab2 - tab - 1),
+                      tab2 == std::string::npos ? "" : line.substr(tab2 + 1)});
   }
   if (faults.empty()) throw std::runtime_error("no faults listed by " + faultsScript + ": " + out.substr(0, 2000));
   return faults;

@@ -14,6 +14,7 @@
 #include "harness/backends/backend.h"
 #include "harness/campaign/guided.h"
 #include "harness/campaign/phase_times.h"
+#include "harness/report/culprit.h"
 
 namespace vf {
 
@@ -25,6 +26,7 @@ struct SelftestOptions {
   std::string genFlags;         ///< the --gen flags, repeated in reproduce lines
   bool shrink = true;
   int maxShrinkAttempts = 200;
+  int culpritRuns = 24;         ///< culprit localisation of each shrunk detection (0: off)
   double targetRate = 0.9;      ///< share of faults that must be detected
   /// Coverage guidance, as in a campaign (--mutate-share): each fault's campaign keeps its own
   /// corpus of cases that reached new coverage of torch's batching code, and mutates them. The
@@ -46,6 +48,10 @@ struct FaultResult {
   std::string summary;      ///< its one-line summary
   std::string reproduce;    ///< how to replay the detecting case
   std::string shrunkCase;   ///< the shrunk case, in the text format
+  /// The component of torch's batching the fault is planted in ("hop:cond", "vmap:front-end",
+  /// "op:sum"; vmapfuzz_faults.py's COMPONENT), "" when it names none.
+  std::string plantedIn;
+  Culprits culprits;        ///< what culprit localisation named on the shrunk detecting case
   std::string error;
   PhaseTimes phases;
 };
@@ -57,8 +63,16 @@ using BackendFactory = std::function<std::unique_ptr<Backend>(const std::vector<
 /// The pseudo-fault that plants nothing: a control run that must detect nothing.
 inline constexpr const char *kNoFault = "none";
 
-/// Runs one fault's campaign against `clean` (the same torch with nothing planted).
-FaultResult runFaultCampaign(const std::string &fault, const SelftestOptions &opt, const BackendFactory &make,
+/// A fault the worker knows: its name, the first sentence of its docstring, and the component
+/// of torch's batching it is planted in ("" none: a fault of the compiler, of the worker).
+struct FaultInfo {
+  std::string name, doc, component;
+};
+
+/// Runs one fault's campaign against `clean` (the same torch with nothing planted); the shrunk
+/// detecting case is then localised (culprit.h) with the fault planted, at most
+/// `culpritRuns` runs (0: not).
+FaultResult runFaultCampaign(const FaultInfo &fault, const SelftestOptions &opt, const BackendFactory &make,
                              Backend &clean, std::ostream &log);
 
 /// The result table: fault, detected, time and cases to the first detection, shrunk size.
@@ -78,7 +92,10 @@ inline bool isGradientFault(const std::string &doc) { return doc.rfind(kGradient
 inline constexpr const char *kForwardModeFaultMarker = "Gradient modes only: +jvp only:";
 inline bool isForwardModeFault(const std::string &doc) { return doc.rfind(kForwardModeFaultMarker, 0) == 0; }
 
-/// The faults the worker knows, with one line each: `python faults.py` prints "name\tdoc".
-std::vector<std::pair<std::string, std::string>> listFaults(const std::string &python, const std::string &faultsScript);
+/// The faults the worker knows: `python faults.py` prints "name\tdoc\tcomponent" per fault.
+std::vector<FaultInfo> listFaults(const std::string &python, const std::string &faultsScript);
+
+/// True when culprit localisation named the component the fault was planted in, alone.
+inline bool culpritIsPlanted(const FaultResult &r) { return !r.plantedIn.empty() && r.culprits.culprit() == r.plantedIn; }
 
 } // namespace vf

@@ -19,6 +19,9 @@ void addCampaignFlags(CLI::App &cmd, CampaignFlags &f) {
                  "percent: the modes after the first get at most this share of the systems' time (default " +
                      std::to_string(kDefaultEagerShare) + " with the default modes, 100 with --mode)")
       ->check(inRange(0, 100));
+  flag(cmd, "--culprit-runs", f.culpritRuns,
+       "runs per new finding to find the component of torch's batching it needs, each swapped for a per-example loop (0: off)")
+      ->check(inRange(0, 1000));
 }
 
 /// --shard I/N into the campaign options.
@@ -36,6 +39,7 @@ CampaignOptions campaignOptions(const CampaignFlags &c, const SystemFlags &s) {
   CampaignOptions opt;
   opt.seed = c.seed;
   opt.maxCases = c.cases;
+  opt.culpritRuns = static_cast<int>(c.culpritRuns);
   opt.tty = isatty(2);
   opt.policy = policyFrom(s);
   opt.genFlags = genFlagsOf(s.gen);

@@ -15,6 +15,7 @@ struct CampaignFlags {
   int64_t jobs = 1;
   std::string shard;                      ///< I/N, "": the whole campaign
   std::optional<int64_t> otherModesShare; ///< percent; unset: kDefaultEagerShare, or 100 with --mode
+  int64_t culpritRuns = CampaignOptions{}.culpritRuns; ///< culprit localisation's runs per finding
 };
 
 /// The modes a campaign explores in by default: `direct` (the batching rules alone, hundreds of
@@ -23,7 +24,7 @@ struct CampaignFlags {
 inline const SystemDefaults kCampaignDefaults{.modes = "direct,eager", .devices = "cpu"};
 constexpr int kDefaultEagerShare = 50;
 
-/// Declares --seed, --cases, --jobs, --shard and --other-modes-share.
+/// Declares --seed, --cases, --jobs, --shard, --other-modes-share and --culprit-runs.
 void addCampaignFlags(CLI::App &cmd, CampaignFlags &f);
 
 /// The options of a campaign of these flags (seed, cases, shard, generator policy, the flags its

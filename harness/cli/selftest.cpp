@@ -22,27 +22,35 @@ struct SelftestFlags {
   uint64_t seed = 1;
   int64_t target = 90;
   bool noShrink = false;
+  int64_t culpritRuns = SelftestOptions{}.culpritRuns;
   std::string out; ///< "": write nothing
   bool list = false;
   int64_t mutateShare = 0; ///< > 0: coverage-guided, as a campaign's --mutate-share
 };
 
 /// The faults to plant: --fault's, else every fault the mode can see, then the control.
-std::vector<std::string> faultsFor(const SelftestFlags &f, const ExecConfig &exec, const std::vector<std::pair<std::string, std::string>> &known) {
+std::vector<std::string> faultsFor(const SelftestFlags &f, const ExecConfig &exec, const std::vector<FaultInfo> &known) {
   std::vector<std::string> faults = f.systems.faults;
   if (faults.empty()) {
     // A gradient mode plants the faults in the autograd of batched control flow, any other
     // mode the rest (a gradient fault leaves forward values alone: no forward mode can see it);
     // a fault in forward-mode derivatives only goes to the +jvp modes (a VJP cannot see it).
     for (const auto &k : known)
-      if (isGradientFault(k.second) == exec.gradient() && (!isForwardModeFault(k.second) || forwardMode(exec.grad)))
-        faults.push_back(k.first);
+      if (isGradientFault(k.doc) == exec.gradient() && (!isForwardModeFault(k.doc) || forwardMode(exec.grad)))
+        faults.push_back(k.name);
     faults.push_back(kNoFault);
   }
   for (const auto &x : faults)
-    if (x != kNoFault && std::none_of(known.begin(), known.end(), [&](const auto &k) { return k.first == x; }))
+    if (x != kNoFault && std::none_of(known.begin(), known.end(), [&](const auto &k) { return k.name == x; }))
       throw UsageError("unknown fault '" + x + "' (vmapfuzz selftest --list shows them)");
   return faults;
+}
+
+/// What the listing says of fault `name` (the control run `none`: nothing).
+FaultInfo infoOf(const std::string &name, const std::vector<FaultInfo> &known) {
+  for (const auto &k : known)
+    if (k.name == name) return k;
+  return {name, "", ""};
 }
 
 /// Guided: the faulty workers collect coverage of torch's batching code (the default files),
@@ -93,11 +101,12 @@ int selftest(const SelftestFlags &f) {
   opt.targetRate = static_cast<double>(f.target) / 100.0;
   opt.policy = policyFrom(f.systems);
   opt.shrink = !f.noShrink;
+  opt.culpritRuns = static_cast<int>(f.culpritRuns);
   opt.genFlags = genFlagsOf(f.systems.gen);
   std::string faultsScript = std::filesystem::path(defaultWorkerScript()).parent_path() / "vmapfuzz_faults.py";
   auto known = listFaults(f.systems.python, faultsScript);
   if (f.list) {
-    for (const auto &[name, doc] : known) std::cout << name << "\t" << doc << "\n";
+    for (const auto &k : known) std::cout << k.name << "\t" << k.doc << (k.component.empty() ? "" : "\t" + k.component) << "\n";
     return kClean;
   }
   auto mode = parseMode(f.systems.modes);
@@ -119,7 +128,7 @@ int selftest(const SelftestFlags &f) {
   std::cerr << "vmapfuzz selftest: " << faults.size() << " faults, " << opt.secondsPerFault << " s each, seed " << opt.seed
             << "\n";
   std::vector<FaultResult> results;
-  for (const auto &x : faults) results.push_back(runFaultCampaign(x, opt, make, *cleanBackend, std::cerr));
+  for (const auto &x : faults) results.push_back(runFaultCampaign(infoOf(x, known), opt, make, *cleanBackend, std::cerr));
   report(f, results);
   return selftestTargetMet(results, opt.targetRate) ? kClean : kFound;
 }
@@ -142,6 +151,9 @@ void addSelftest(Cli &cli) {
   flag(cmd, "--seed", f->seed, "the campaign seed, the same for every fault");
   flag(cmd, "--target", f->target, "percent of faults that must be detected")->check(inRange(0, 100));
   cmd.add_flag("--no-shrink", f->noShrink, "do not shrink the detecting cases");
+  flag(cmd, "--culprit-runs", f->culpritRuns,
+       "runs to name the component of torch's batching each detection needs (0: off); the table says whether it is the planted one")
+      ->check(inRange(0, 1000));
   cmd.add_option("--out", f->out, "write selftest.md and each detecting case here");
   cmd.add_flag("--list", f->list, "list the faults and exit");
   flag(cmd, "--mutate-share", f->mutateShare,

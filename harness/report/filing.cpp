@@ -60,6 +60,7 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
   CaseResult filedResult = r;
   std::string note;
   if (a.shrink) std::tie(filed, filedResult) = shrink(c, r, runner, job, a.checks, budget, rep, note);
+  const CaseResult confirmed = filedResult; // in the system that found it, before the cross-check
   // A direct-mode finding is run through the public API before it is filed: where it shows
   // there too, the public run is filed (its repro.py calls torch.cond & co.); where the public
   // API rejects the program, the failure is an artefact of calling the op directly: set aside.
@@ -74,7 +75,10 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
   // through the system it is filed for (the public API's, where the cross-check chose it).
   Signature full;
   full.key = a.sig;
-  if (a.fresh) full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
+  if (a.fresh) {
+    full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
+    if (opt_.culpritRuns > 0 && isFinding(confirmed.verdict)) full.culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
+  }
   record(filed, filedResult, r, a, note, full, origin, rep);
   return rep;
 }
@@ -168,7 +172,9 @@ double FilingPipeline::checksCost(const CaseResult &r, const RunnerSet &job, con
   Runner *publicRunner = publicRunnerFor(r.system, job);
   const double own = budget.runCost(r.system);
   const double pub = publicRunner ? budget.runCost(publicRunner->backend().id()) : 0.0;
-  return own + pub + (r.verdict == Verdict::Mismatch ? opt_.ablationProbes * std::max(own, pub) : 0.0);
+  // Culprit localisation: a run per component, typically a handful (the cap is rarely reached).
+  const double culprits = std::min(opt_.culpritRuns, 8) * own;
+  return own + pub + culprits + (r.verdict == Verdict::Mismatch ? opt_.ablationProbes * std::max(own, pub) : 0.0);
 }
 
 bool FilingPipeline::knownHit(const std::string &sig, const CaseResult &r) {

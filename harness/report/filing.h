@@ -6,6 +6,8 @@
 ///   shrink     in the fastest system of the job that fails the same way (modes.h)
 ///   confirm    the shrunk case re-run in the system that found it (a flaky one is filed as found)
 ///   cross      a direct-mode finding run through the public API (modes.h: crossCheck)
+///   localise   the component of torch's batching it needs, by swapping each for a per-example
+///              loop (culprit.h), in direct mode where the case fails there alike
 ///   ablate     a mismatch's essential features (signature.h: findingSignature)
 ///   record     the finding store files it, or counts a hit (findings.h)
 ///
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/report/culprit.h"
 #include "harness/report/findings.h"
 #include "harness/report/known_reports.h"
 #include "harness/report/safe_files.h"
@@ -40,6 +43,7 @@ struct FilingOptions {
   bool shrink = true;           ///< shrink each new finding before filing it
   int maxShrinkAttempts = 20000; ///< a bound on one shrink's candidates (CampaignOptions)
   int ablationProbes = 32;      ///< a mismatch's ablation makes at most this many runs
+  int culpritRuns = 24;         ///< culprit localisation makes at most this many runs (0: off)
   std::string genFlags;         ///< repeated in every reproduce line
   std::string runFlags;         ///< flags replay needs too
   std::string uncheckedDir;     ///< where a failure found too late for its checks is kept ("": nowhere)

@@ -150,7 +150,11 @@ std::string reportMarkdown(const Filing &f) {
   std::ostringstream md;
   md << "# " << title(c, r) << "\n\n";
   md << "## What happens\n\n";
-  // The root cause first: what the failure needs, found by ablation.
+  // Which rule is wrong first, found by swapping components for per-example loops.
+  if (!sig.culprits.tried.empty())
+    md << "Culprit, by experiment (" << sig.culprits.runs << (sig.culprits.runs == 1 ? " run" : " runs") << "): "
+       << sig.culprits.sentence() << ".\n\n";
+  // The root cause: what the failure needs, found by ablation.
   if (!sig.essential.empty())
     md << "Root cause, by ablation (" << sig.probes << (sig.probes == 1 ? " run" : " runs")
        << ", each with one feature of the batching changed): it " << sig.essential << ". The " << differenceKind(r, false) << " of "
@@ -276,6 +280,9 @@ std::string resultText(const Filing &f) {
   if (f.found.forwardDiffers) res << "found in: " << f.found.system.str() << " (its forward values already differ)\n";
   if (!full.essential.empty()) res << "essential: " << full.essential << " (" << full.probes << (full.probes == 1 ? " ablation run)\n" : " ablation runs)\n");
   if (!full.frame.empty()) res << "raised at: " << full.frame << "\n";
+  if (!full.culprits.tried.empty())
+    res << "culprit: " << (full.culprits.localised() ? full.culprits.culprit() : "(not localised)") << ": " << full.culprits.sentence()
+        << " (" << full.culprits.runs << (full.culprits.runs == 1 ? " run)\n" : " runs)\n");
   if (!f.shrinkNote.empty()) res << "shrinking: " << f.shrinkNote << "\n";
   if (!r.elsewhere.empty()) res << "in other modes: " << r.elsewhere << "\n";
   for (const auto &c : f.closest) res << "closest filed: " << c.report << " (shares " << c.shares << ")\n";
@@ -313,6 +320,7 @@ nlohmann::json metaJson(const Filing &f, const FindingRecord &rec) {
     meta["ablation_runs"] = f.full.probes;
   }
   if (!f.full.frame.empty()) meta["raised_at"] = f.full.frame;
+  if (!f.full.culprits.tried.empty()) meta["culprits"] = culpritsJson(f.full.culprits);
   for (const auto &c : f.closest)
     meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
   return meta;

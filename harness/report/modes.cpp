@@ -25,16 +25,30 @@ Runner &fastestThatFailsAlike(const Case &c, const CaseResult &r, Runner &found,
   return *best;
 }
 
-Runner *publicRunnerFor(const SystemId &system, const RunnerSet &job) {
-  const ExecConfig &found = system.exec;
-  if (system.isLibtorch() || !found.direct()) return nullptr;
-  Runner *pub = nullptr;
+namespace {
+
+/// The last runner of `job` on `system`'s device and gradient setting (not libtorch) whose mode
+/// `wanted` accepts.
+template <class Wanted> Runner *sameSettingRunner(const SystemId &system, const RunnerSet &job, Wanted wanted) {
+  Runner *found = nullptr;
   for (Runner *x : job) {
     const SystemId id = x->backend().id();
     const ExecConfig &e = id.exec;
-    if (!e.direct() && !e.compiled() && e.device == found.device && e.grad == found.grad && !id.isLibtorch()) pub = x;
+    if (wanted(e) && e.device == system.exec.device && e.grad == system.exec.grad && !id.isLibtorch()) found = x;
   }
-  return pub;
+  return found;
+}
+
+} // namespace
+
+Runner *publicRunnerFor(const SystemId &system, const RunnerSet &job) {
+  if (system.isLibtorch() || !system.exec.direct()) return nullptr;
+  return sameSettingRunner(system, job, [](const ExecConfig &e) { return !e.direct() && !e.compiled(); });
+}
+
+Runner *directRunnerFor(const SystemId &system, const RunnerSet &job) {
+  if (system.isLibtorch() || system.exec.direct()) return nullptr;
+  return sameSettingRunner(system, job, [](const ExecConfig &e) { return e.direct(); });
 }
 
 bool crossCheck(const Case &c, CaseResult &r, const RunnerSet &job, std::string &why) {

@@ -22,6 +22,11 @@ Runner &runnerFor(const RunnerSet &job, const SystemId &system, Runner &fallback
 /// `system` is not direct or the job has none.
 Runner *publicRunnerFor(const SystemId &system, const RunnerSet &job);
 
+/// The runner of `job` that calls the higher-order ops directly (direct mode) for a finding of
+/// `system` through the public API or a compiler: the same device and gradient setting; nullptr
+/// when `system` is direct or libtorch, or the job has none.
+Runner *directRunnerFor(const SystemId &system, const RunnerSet &job);
+
 /// Re-runs a direct-mode finding through the public API (eager, same device) of `job` and notes
 /// how it shows there in `r.elsewhere`. Returns false when the public API rejects the program
 /// (verdict invalid): then `why` says so and the finding is not a torch bug. Where the public

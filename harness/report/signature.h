@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/report/culprit.h"
 #include "harness/run/runner.h"
 #include "harness/run/verdict.h"
 #include "ir/program.h"
@@ -28,6 +29,7 @@ struct Signature {
   std::vector<std::string> features; ///< the same, canonical (in `key`)
   std::string frame;                 ///< an error's raising torch frame ("" unknown)
   int probes = 0;                    ///< ablation runs
+  Culprits culprits;                 ///< which component of torch's batching it needs (culprit.h)
 };
 
 /// The kind of difference of a mismatch: "values", "shape", "dtype", "count" (of outputs),

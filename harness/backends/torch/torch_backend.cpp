@@ -67,7 +67,8 @@ static bool diedOfMemory(const WorkerReply &rep) {
   return false;
 }
 
-Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector<at::Tensor> *> &calls, RunMode mode) {
+Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector<at::Tensor> *> &calls, RunMode mode,
+                              const nlohmann::json &extra, nlohmann::json *header) {
   auto seconds = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
@@ -80,6 +81,8 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
                         {"mode", batched ? "batched" : mode == RunMode::PerExample ? "unbatched" : "unbatched-func"},
                         {"exec", exec.toJson()}, {"entry", entryPoint(exec_, mode).toJson()}};
   if (worker_->coverage()) req["coverage"] = worker_->coverageNewOnly() ? nlohmann::json("new") : nlohmann::json(true);
+  if (batched && !swapped_.empty()) req["swap"] = swapped_;
+  if (extra.is_object()) req.update(extra);
   req["tensors"] = nlohmann::json::array();
   req["calls"] = nlohmann::json::array();
   std::vector<std::string> blobs;
@@ -107,6 +110,7 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
     o.systemSeconds = roundTrip;
     return o;
   }
+  if (header) *header = rep.header;
   o.systemSeconds = rep.header.value("torch_s", 0.0);
   double handled = rep.header.value("worker_s", o.systemSeconds);
   o.workerSeconds = std::max(0.0, handled - o.systemSeconds);
@@ -143,6 +147,13 @@ Outcome TorchBackend::request(const Case &c, const std::vector<const std::vector
 
 Outcome TorchBackend::run(const Case &c, const std::vector<at::Tensor> &inputs, RunMode mode) {
   return request(c, {&inputs}, mode);
+}
+
+std::vector<std::string> TorchBackend::components(const Case &c, const std::vector<at::Tensor> &inputs) {
+  nlohmann::json header;
+  request(c, {&inputs}, RunMode::Batched, {{"record_ops", true}}, &header);
+  if (!header.contains("components") || !header["components"].is_array()) return {};
+  return header["components"].get<std::vector<std::string>>();
 }
 
 Outcome TorchBackend::runTwice(const Case &c, const std::vector<at::Tensor> &inputs, const Case &again,

@@ -22,6 +22,12 @@ public:
   Grad grad() const override { return exec_.grad; }
   Outcome runTwice(const Case &c, const std::vector<at::Tensor> &inputs, const Case &again,
                    const std::vector<at::Tensor> &againInputs) override;
+  /// The components the worker saw the batched run go through ("record_ops"): the higher-order
+  /// ops with a vmap rule in this torch ("hop:NAME"), the torch functions called on batched
+  /// tensors ("op:NAME") and vmap's front end ("vmap:front-end"); empty when the run fails to
+  /// record or this worker cannot swap.
+  std::vector<std::string> components(const Case &c, const std::vector<at::Tensor> &inputs) override;
+  void swap(std::vector<std::string> names) override { swapped_ = std::move(names); }
 
   /// Asks the worker for its torch version; throws std::runtime_error with a readable reason
   /// when python or torch is unusable.
@@ -30,12 +36,16 @@ public:
   const ExecConfig &exec() const { return exec_; }
 
 private:
-  Outcome request(const Case &c, const std::vector<const std::vector<at::Tensor> *> &calls, RunMode mode);
+  /// One run request; `extra` adds fields to the request (e.g. "record_ops"), and the reply's
+  /// header is left in `header` when given.
+  Outcome request(const Case &c, const std::vector<const std::vector<at::Tensor> *> &calls, RunMode mode,
+                  const nlohmann::json &extra = nullptr, nlohmann::json *header = nullptr);
 
   std::shared_ptr<WorkerProcess> worker_;
   ExecConfig exec_;
   std::string deviceLabel_ = "cpu";
   int64_t nextId_ = 1;
+  std::vector<std::string> swapped_; ///< swapped in batched runs (Backend::swap)
 };
 
 /// Where vmapfuzz_worker.py lives: $VMAPFUZZ_WORKER, else the source tree it was built from.

@@ -528,7 +528,21 @@ def precompile_load_perturbed():
 
 
 FAULTS["precompile-load-perturbed"] = precompile_load_perturbed
+# The component of torch's batching each fault is planted in, named as culprit localisation
+# names components (vmapfuzz_culprits.py): a detection of the fault should be localised there.
+# A fault of the compiler or of the worker process names none.
+COMPONENT = {
+    **{name: "hop:cond" for name in FAULTS if name.startswith("cond-")},
+    **{name: "hop:scan" for name in FAULTS if name.startswith("scan-")},
+    **{name: "vmap:front-end" for name in FAULTS if name.startswith("vmap-")},
+    "aten-sum-negative-dim": "op:sum",
+    "aten-where-no-logical-pad": "op:where",
+    "aten-select-negative-index": "op:select",
+}
+
+
 if __name__ == "__main__":
-    # `python3 vmapfuzz_faults.py`: list the faults (vmapfuzz selftest --list reads this).
+    # `python3 vmapfuzz_faults.py`: list the faults (vmapfuzz selftest --list reads this), one a
+    # line: name, what it mimics, and the component it is planted in (when it names one).
     for name, doc in describe().items():
-        print(f"{name}\t{doc}")
+        print(f"{name}\t{doc}" + (f"\t{COMPONENT[name]}" if name in COMPONENT else ""))

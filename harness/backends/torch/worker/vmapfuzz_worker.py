@@ -22,13 +22,28 @@ Protocol (version 2), over stdin/stdout, one request then one response:
               "tensors": [...], "calls": [m0, m1, ...], "recycle": bool,
               "torch_s": seconds inside the program's calls (torch), "worker_s": seconds from
               request to reply (torch_s included), "rss_kb": peak RSS,
-              "cov": {"l": {file: [line, ...]}, "b": {file: [2 * branch + side, ...]}}}
+              "cov": {"l": {file: [line, ...]}, "b": {file: [2 * branch + side, ...]}},
+              "ops": [name, ...], "components": ["hop:cond", "vmap:front-end", "op:sum", ...]
+                     (only when the request has "record_ops")}
 Coverage (vmapfuzz_coverage.py): with VMAPFUZZ_COVERAGE set ("default" or a comma-separated list
 of files), a hello request with "coverage": true gets "coverage_table" (per file, its functions'
 executable lines and branches) or "coverage_error"; a batched run request with "coverage": true
 gets "cov", the lines and branch edges of those files that its calls reached ("coverage": "new":
 only those this process never reported before, which saves restart_events; optional fields:
 the protocol version is unchanged).
+Culprit localisation (vmapfuzz_culprits.py; optional fields, the protocol version is unchanged):
+a run request's "swap": ["hop:cond", "vmap:front-end", "op:where", ...] makes the program's calls
+with each named component of torch's batching swapped for a per-example implementation
+("hop:NAME": that higher-order op's vmap rule; "vmap:front-end": torch._functorch.vmap's Python;
+"op:NAME": the torch function or Tensor method of that __name__, at every vmap level), and torch
+is restored after each call; absent or [] swaps nothing (a precompile mode's fresh process runs
+unswapped). A name this torch cannot swap is an error of stage "worker" naming it, before the case
+runs. "record_ops": true adds "ops" to the reply, also to an error's: the sorted names of the
+torch functions the calls made with a BatchedTensor argument that returned tensors (the candidate
+"op:" components), and "components": every swappable component the calls went through, in
+full ("hop:NAME" for each higher-order op with a vmap rule called on batched tensors,
+"vmap:front-end", "op:NAME"), what culprit localisation then swaps one at a time. The hello reply's "swappable": {"hops": [the HOPs with a vmap rule in this
+torch], "front_end": bool} (with "error" where the swaps cannot load) says what can be swapped.
 Gradient modes ("grad" in "exec", optional: absent means forward values): the tensors of each
 call are the inputs, then one cotangent per floating output, and the reply's tensors are the
 gradients of the floating inputs; "jvp" (forward mode): the inputs, then one tangent per floating
@@ -51,6 +66,7 @@ An error's "stage": "program" (the program's call raised: torch's), "worker" (th
 code), or "import" (the case's module imports what this torch lacks: an ImportError).
 """
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
@@ -299,6 +315,48 @@ def _entry_point(ns, entry, ex, torch):
     return fn
 
 
+def _culprits():
+    """vmapfuzz_culprits.py, the swaps of culprit localisation (imported on first use)."""
+    if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vmapfuzz_culprits
+
+    return vmapfuzz_culprits
+
+
+class _Swap:
+    """A run request's "swap" and "record_ops" (vmapfuzz_culprits.py): calling it gives the context
+    to make one call of the program in; `recorded` collects the op names over all calls (None
+    unless "record_ops"). Unknown component names raise here, before anything runs."""
+
+    def __init__(self, torch, components, record):
+        self.torch, self.components, self.record = torch, components, record
+        self.recorded = set() if record else None
+        self.components_seen = [] if record else None
+        if components:
+            _culprits().parse(torch, components)
+
+    @contextlib.contextmanager
+    def __call__(self):
+        if not self.components and not self.record:
+            yield
+            return
+        swap = None
+        try:
+            with _culprits().swapped(self.torch, self.components, record=self.record) as swap:
+                yield
+        finally:
+            if swap is not None and self.record:
+                self.recorded |= set(swap.ops)
+                seen = swap.components(self.torch)
+                self.components_seen += [c for c in seen if c not in self.components_seen]
+
+
+def _swap(torch, req):
+    """The request's swaps (`_Swap`); a request without "swap" or "record_ops" swaps nothing."""
+    return _Swap(torch, list(req.get("swap") or []), bool(req.get("record_ops")))
+
+
 def main():
     parser = argparse.ArgumentParser(description="vmapfuzz's torch worker (spoken to over stdin/stdout)")
     parser.add_argument("--preload", action="append", default=[], help="a python file to run at start-up")
@@ -397,6 +455,10 @@ def main():
 
                 if vmapfuzz_precompile.missing(torch):
                     info["precompile_missing"] = vmapfuzz_precompile.missing(torch)
+                try:
+                    info["swappable"] = _culprits().swappable(torch)
+                except Exception as e:  # a torch too old for the swaps: nothing swappable
+                    info["swappable"] = {"hops": [], "front_end": False, "error": f"{type(e).__name__}: {e}"}
             if cov is not None and req.get("coverage"):
                 info["coverage_table"] = cov.table()
             if cov_error:
@@ -420,6 +482,7 @@ def main():
         torch_s, t_call = 0.0, None
         stage = "worker"  # an exception outside the program's call is the harness's own bug
         recording = False
+        swap = None
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
@@ -436,6 +499,7 @@ def main():
                         fault()
             if device != "cpu":  # factory calls in the program land on the device too
                 torch.set_default_device(device)
+            swap = _swap(torch, req)  # an unknown component: the worker's error, before the case runs
             # An ImportError here is this torch lacking an op the program uses (one of a later
             # release): stage "import", the construct unsupported here, not a harness bug.
             stage = "import"
@@ -454,9 +518,10 @@ def main():
                 at += n
                 if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
                     args = list(ns["layout_inputs"](*args))
-                t_call, stage = time.perf_counter(), "program"
-                out = fn(call, *args) if entry.get("precompile") else fn(*args)
-                torch_s, t_call, stage = torch_s + time.perf_counter() - t_call, None, "worker"
+                with swap():  # entered and left as the worker ("stage"), the call is the program's
+                    t_call, stage = time.perf_counter(), "program"
+                    out = fn(call, *args) if entry.get("precompile") else fn(*args)
+                    torch_s, t_call, stage = torch_s + time.perf_counter() - t_call, None, "worker"
                 if isinstance(out, torch.Tensor):
                     out = (out,)
                 counts.append(len(out))
@@ -489,6 +554,9 @@ def main():
             if recording:
                 reply["cov"] = cov.end()
                 recording = False
+            if swap is not None and swap.recorded is not None:
+                reply["ops"] = sorted(swap.recorded)
+                reply["components"] = swap.components_seen
             if device != "cpu":
                 torch.set_default_device(None)
             if t_call is not None:  # the program's call raised: its time is still torch's

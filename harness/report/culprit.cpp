@@ -1,0 +1,156 @@
+#include "harness/report/culprit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "harness/report/modes.h"
+#include "harness/report/signature.h"
+
+namespace vf {
+
+namespace {
+
+/// Where a component sorts: its family first (hop, vmap, op, anything else).
+int family(const std::string &name) {
+  if (name.rfind("hop:", 0) == 0) return 0;
+  if (name.rfind("vmap:", 0) == 0) return 1;
+  if (name.rfind("op:", 0) == 0) return 2;
+  return 3; // dynamo:MODE is decided before any swap
+}
+
+std::string quoted(const std::string &name) { return describeComponent(name) + " (`" + name + "`)"; }
+
+} // namespace
+
+std::string tracingComponent(const std::string &mode) { return "dynamo:" + mode; }
+
+std::string describeComponent(const std::string &name) {
+  const auto colon = name.find(':');
+  const std::string what = colon == std::string::npos ? name : name.substr(colon + 1);
+  if (name.rfind("hop:", 0) == 0) return "the vmap rule of " + what;
+  if (name == "vmap:front-end") return "vmap's front end (in_dims, out_dims, batch sizes, chunks)";
+  if (name.rfind("op:", 0) == 0) return "the batching of torch's `" + what + "`";
+  if (name.rfind("dynamo:", 0) == 0)
+    return what == "eager" ? "the public API's tracing (dynamo)" : "the tracing and compiling of mode " + what + " (dynamo and its backend)";
+  return name;
+}
+
+std::vector<std::string> tryOrder(std::vector<std::string> components) {
+  std::stable_sort(components.begin(), components.end(),
+                   [](const std::string &a, const std::string &b) { return family(a) < family(b); });
+  components.erase(std::unique(components.begin(), components.end()), components.end());
+  return components;
+}
+
+Culprits localise(const std::vector<std::string> &components,
+                  const std::function<SwapResult(const std::vector<std::string> &swapped)> &probe, int maxRuns) {
+  Culprits out;
+  const std::vector<std::string> order = tryOrder(components);
+  for (const auto &name : order) {
+    if (out.runs >= maxRuns) {
+      out.capped = true;
+      return out;
+    }
+    ++out.runs;
+    out.tried.push_back(name);
+    switch (probe({name})) {
+    case SwapResult::Passes: out.culprits.push_back(name); break;
+    case SwapResult::FailsOtherwise: out.otherwise.push_back(name); break;
+    case SwapResult::FailsAlike: break;
+    }
+  }
+  const bool anOp = std::any_of(out.culprits.begin(), out.culprits.end(), [](const std::string &n) { return family(n) == 2; });
+  if (anOp)
+    for (auto it = out.culprits.begin(); it != out.culprits.end();)
+      if (family(*it) == 0) {
+        out.subsumed.push_back(*it);
+        it = out.culprits.erase(it);
+      } else {
+        ++it;
+      }
+  if (out.culprits.empty() && order.size() > 1) {
+    if (out.runs >= maxRuns) {
+      out.capped = true;
+      return out;
+    }
+    ++out.runs;
+    out.together = probe(order) == SwapResult::Passes;
+  }
+  return out;
+}
+
+std::string Culprits::sentence() const {
+  std::ostringstream s;
+  const size_t others = tried.size() - culprits.size();
+  if (culprits.size() == 1) {
+    if (culprits[0].rfind("dynamo:", 0) == 0) {
+      s << "the same program passes with the higher-order ops called directly under vmap: the culprit is "
+        << describeComponent(culprits[0]) << ", not their batching rules";
+      return s.str();
+    }
+    s << "replacing " << quoted(culprits[0]) << " with a per-example loop makes this case pass";
+    const size_t rest = others - subsumed.size();
+    if (rest > 0) s << "; swapping any of the other " << rest << (rest == 1 ? " component" : " components") << " does not";
+    for (const auto &h : subsumed) s << " (" << describeComponent(h) << " only as its loop runs the op per example too)";
+    s << ": the rest of torch's batching is not involved";
+  } else if (culprits.size() > 1) {
+    s << "replacing any one of ";
+    for (size_t i = 0; i < culprits.size(); ++i) s << (i ? ", " : "") << quoted(culprits[i]);
+    s << " with a per-example loop makes this case pass: not localised to one component";
+  } else if (tried.empty()) {
+    s << "no component of this system could be swapped";
+  } else {
+    s << "no single component's per-example loop makes this case pass (" << tried.size() << " tried";
+    if (!otherwise.empty()) s << ", " << otherwise.size() << " of them failing another way";
+    s << ")";
+    if (together) s << "; all of them swapped at once do: it needs several";
+  }
+  if (capped) s << " (stopped at the run budget)";
+  return s.str();
+}
+
+nlohmann::json culpritsJson(const Culprits &k) {
+  return {{"culprit", k.localised() ? nlohmann::json(k.culprit()) : nlohmann::json(nullptr)},
+          {"culprits", k.culprits},
+          {"tried", k.tried},
+          {"fails_otherwise", k.otherwise},
+          {"subsumed", k.subsumed},
+          {"together", k.together},
+          {"runs", k.runs},
+          {"seconds", k.seconds},
+          {"capped", k.capped},
+          {"sentence", k.sentence()}};
+}
+
+Culprits findCulprits(const Case &c, const CaseResult &found, Runner &runner, int maxRuns) {
+  Backend &b = runner.backend();
+  const Prepared p = runner.prepare(c);
+  const std::vector<std::string> names = b.components(c, p.inputs);
+  if (names.empty()) return {};
+  return localise(names, [&](const std::vector<std::string> &swapped) {
+    const SwapScope scope(b, swapped);
+    const CaseResult now = runner.run(c, p);
+    if (now.verdict == Verdict::Pass) return SwapResult::Passes;
+    return failsTheSameWay(found, now) ? SwapResult::FailsAlike : SwapResult::FailsOtherwise;
+  }, maxRuns);
+}
+
+Culprits culpritsOf(const Case &c, const CaseResult &found, Runner &runner, const RunnerSet &job, int maxRuns) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Culprits k;
+  Runner *direct = directRunnerFor(found.system, job);
+  const CaseResult d = direct ? direct->run(c) : CaseResult{};
+  if (direct && d.verdict == Verdict::Pass) {
+    k.tried = k.culprits = {tracingComponent(found.system.exec.modeName())};
+  } else if (direct && d.verdict == found.verdict && failureKey(d) == failureKey(found)) {
+    k = findCulprits(c, d, *direct, maxRuns);
+  } else {
+    k = findCulprits(c, found, runner, maxRuns);
+  }
+  k.runs += direct ? 1 : 0;
+  k.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return k;
+}
+
+} // namespace vf
