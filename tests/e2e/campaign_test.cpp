@@ -109,6 +109,9 @@ TEST(Cli, PlantedCondBugIsFoundShrunkAndFiledOnce) {
     EXPECT_EQ(faulty.code, 1) << faulty.out;
     Shell replay = sh(kBin + " replay --fault cond-batched-pred-swapped " + (e.path() / "case.vf").string());
     EXPECT_EQ(replay.code, 1) << replay.out;
+    // Culprit localisation names the rule the fault is planted in (culprit_e2e_test.cpp has more).
+    nlohmann::json meta = vf::test::readJson(e.path() / "meta.json");
+    EXPECT_EQ(meta["culprits"]["culprit"], "hop:cond") << meta.dump(2);
   }
   // Another seed finds the same bug again: no new report, only more hits.
   Shell again = sh(kBin + " fuzz --cases 40 --time 600 --seed 13" + gen + fault + " --out " + d + " --reports " + reports);

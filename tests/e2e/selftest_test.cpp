@@ -42,6 +42,10 @@ TEST(Selftest, PlantedFaultsAreDetectedAndTheControlRunIsNot) {
   EXPECT_EQ(row(r.out, "none").rfind("| none | **no** |", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("2 of 2 faults detected (100 %); control run with no fault: nothing detected"), std::string::npos)
       << r.out;
+  // Each detection is localised to the component the fault is planted in.
+  for (const char *f : {"vmap-negative-in-dim", "vmap-nested-physical-batch-size"})
+    EXPECT_NE(row(r.out, f).find("| vmap:front-end | vmap:front-end ✓ |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("culprit localisation named the planted component alone for 2 of 2"), std::string::npos) << r.out;
   // Each detection leaves its shrunk case, which parses back. (That it still fails with the
   // fault and passes without is what shrinking kept; replaying it here would cost two more
   // torch start-ups.)
