@@ -24,7 +24,10 @@ std::vector<Replayed> replayCase(const Case &c, const RunnerSet &runners, Findin
         r.failing = false;
       } else {
         Signature full = findingSignature(c, filed, runnerFor(runners, filed.system, *runner));
-        if (isFinding(r.result.verdict)) full.culprits = culpritsOf(c, r.result, *runner, runners, CampaignOptions{}.culpritRuns);
+        if (isFinding(r.result.verdict)) {
+          full.culprits = culpritsOf(c, r.result, *runner, runners, CampaignOptions{}.culpritRuns);
+          applyCulprit(full, filed);
+        }
         r.filed = store->record(c, filed, replayCommand(runFlags, filed.system, file), "", full);
       }
     }

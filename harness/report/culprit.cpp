@@ -43,8 +43,53 @@ std::vector<std::string> tryOrder(std::vector<std::string> components) {
   return components;
 }
 
+namespace {
+
+/// The constructs anywhere in `b`, as "hop:NAME".
+void constructsIn(const Block &b, std::set<std::string> &out) {
+  for (const auto &s : b.stmts)
+    if (!s.regions.empty()) {
+      out.insert("hop:" + s.op);
+      for (const auto &r : s.regions) constructsIn(r, out);
+    }
+}
+
+void nestedIn(const Block &b, std::set<std::pair<std::string, std::string>> &out) {
+  for (const auto &s : b.stmts) {
+    if (s.regions.empty()) continue;
+    std::set<std::string> inner;
+    for (const auto &r : s.regions) constructsIn(r, inner);
+    for (const auto &i : inner)
+      if (i != "hop:" + s.op) out.insert({i, "hop:" + s.op});
+    for (const auto &r : s.regions) nestedIn(r, out);
+  }
+}
+
+/// Drops from `culprits` those that another culprit is narrower than: a rule with an op's swap
+/// passing too (the rule's loop runs the op per example), a rule with a rule inside it passing.
+void narrow(Culprits &out, const std::set<std::pair<std::string, std::string>> &inside) {
+  auto has = [&](const std::string &n) { return std::find(out.culprits.begin(), out.culprits.end(), n) != out.culprits.end(); };
+  const bool anOp = std::any_of(out.culprits.begin(), out.culprits.end(), [](const std::string &n) { return family(n) == 2; });
+  std::vector<std::string> keep;
+  for (const auto &c : out.culprits) {
+    bool wider = family(c) == 0 && anOp;
+    for (const auto &[in, outer] : inside) wider |= outer == c && has(in);
+    (wider ? out.subsumed : keep).push_back(c);
+  }
+  out.culprits = keep;
+}
+
+} // namespace
+
+std::set<std::pair<std::string, std::string>> nestedRules(const Case &c) {
+  std::set<std::pair<std::string, std::string>> out;
+  nestedIn(c.program.body, out);
+  return out;
+}
+
 Culprits localise(const std::vector<std::string> &components,
-                  const std::function<SwapResult(const std::vector<std::string> &swapped)> &probe, int maxRuns) {
+                  const std::function<SwapResult(const std::vector<std::string> &swapped)> &probe, int maxRuns,
+                  const std::set<std::pair<std::string, std::string>> &inside) {
   Culprits out;
   const std::vector<std::string> order = tryOrder(components);
   for (const auto &name : order) {
@@ -60,15 +105,7 @@ Culprits localise(const std::vector<std::string> &components,
     case SwapResult::FailsAlike: break;
     }
   }
-  const bool anOp = std::any_of(out.culprits.begin(), out.culprits.end(), [](const std::string &n) { return family(n) == 2; });
-  if (anOp)
-    for (auto it = out.culprits.begin(); it != out.culprits.end();)
-      if (family(*it) == 0) {
-        out.subsumed.push_back(*it);
-        it = out.culprits.erase(it);
-      } else {
-        ++it;
-      }
+  narrow(out, inside);
   if (out.culprits.empty() && order.size() > 1) {
     if (out.runs >= maxRuns) {
       out.capped = true;
@@ -92,7 +129,7 @@ std::string Culprits::sentence() const {
     s << "replacing " << quoted(culprits[0]) << " with a per-example loop makes this case pass";
     const size_t rest = others - subsumed.size();
     if (rest > 0) s << "; swapping any of the other " << rest << (rest == 1 ? " component" : " components") << " does not";
-    for (const auto &h : subsumed) s << " (" << describeComponent(h) << " only as its loop runs the op per example too)";
+    for (const auto &h : subsumed) s << " (" << describeComponent(h) << " only as its loop runs it per example too)";
     s << ": the rest of torch's batching is not involved";
   } else if (culprits.size() > 1) {
     s << "replacing any one of ";
@@ -133,7 +170,7 @@ Culprits findCulprits(const Case &c, const CaseResult &found, Runner &runner, in
     const CaseResult now = runner.run(c, p);
     if (now.verdict == Verdict::Pass) return SwapResult::Passes;
     return failsTheSameWay(found, now) ? SwapResult::FailsAlike : SwapResult::FailsOtherwise;
-  }, maxRuns);
+  }, maxRuns, nestedRules(c));
 }
 
 Culprits culpritsOf(const Case &c, const CaseResult &found, Runner &runner, const RunnerSet &job, int maxRuns) {

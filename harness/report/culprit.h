@@ -9,6 +9,8 @@
 /// `localise` is the decision, pure and tested with a scripted probe; `findCulprits` runs it
 /// through a Runner.
 #include <functional>
+#include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -64,8 +66,16 @@ std::vector<std::string> tryOrder(std::vector<std::string> components);
 /// passes alone, all of them at once (one more run, within the budget). `probe` makes the run.
 /// The narrowest component wins: where an op's swap passes, rules of higher-order ops that pass
 /// too are `subsumed` (their loop also runs that op per example), not culprits.
+/// `inside` lists pairs (inner, outer) of components where inner runs inside outer's regions
+/// (a cond in a scan's body: ("hop:cond", "hop:scan")): where both pass, the inner one is the
+/// culprit and the outer `subsumed` (its loop runs the inner rule on plain tensors).
 Culprits localise(const std::vector<std::string> &components,
-                  const std::function<SwapResult(const std::vector<std::string> &swapped)> &probe, int maxRuns);
+                  const std::function<SwapResult(const std::vector<std::string> &swapped)> &probe, int maxRuns,
+                  const std::set<std::pair<std::string, std::string>> &inside = {});
+
+/// The pairs ("hop:INNER", "hop:OUTER") of the constructs of `c` nested in another's regions (a
+/// construct's higher-order op has the construct's name: cond, scan, while_loop, switch).
+std::set<std::pair<std::string, std::string>> nestedRules(const Case &c);
 
 /// meta.json's "culprits": {"culprit": NAME or null, "culprits": [...], "tried": [...],
 /// "fails_otherwise": [...], "together": bool, "runs": N, "seconds": S, "capped": bool, "sentence"}.

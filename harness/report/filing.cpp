@@ -77,7 +77,10 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
   full.key = a.sig;
   if (a.fresh) {
     full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
-    if (opt_.culpritRuns > 0 && isFinding(confirmed.verdict)) full.culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
+    if (opt_.culpritRuns > 0 && isFinding(confirmed.verdict)) {
+      full.culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
+      applyCulprit(full, filedResult); // one signature per root cause: the culprit's
+    }
   }
   record(filed, filedResult, r, a, note, full, origin, rep);
   return rep;

@@ -1,6 +1,8 @@
 #include "harness/report/signature.h"
 
+#include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "harness/report/ablation.h"
@@ -94,6 +96,57 @@ Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, i
   for (const auto &x : a.features) f += x + ",";
   s.key = systemOf(r) + "|mismatch|" + constructList(c) + "|" + f + "|" + differenceKind(r, true);
   return s;
+}
+
+namespace {
+
+/// "cond.predicate:batched@level 1 of 3" -> "cond.predicate:batched@outer"; the innermost level
+/// ("vmap", "inner", "level N of N") -> "inner"; `dropLevel`: the level and its '@' removed.
+std::string relevelled(const std::string &feature, bool dropLevel) {
+  const auto at = feature.find('@');
+  if (at == std::string::npos) return feature;
+  if (dropLevel) return feature.substr(0, at);
+  const std::string level = feature.substr(at + 1);
+  static const std::regex nOfN(R"(level (\d+) of (\d+))");
+  std::smatch m;
+  bool inner = level == "vmap" || level == "inner";
+  if (std::regex_match(level, m, nOfN)) inner = m[1] == m[2];
+  return feature.substr(0, at + 1) + (inner ? "inner" : "outer");
+}
+
+bool startsWith(const std::string &s, const std::string &prefix) { return s.rfind(prefix, 0) == 0; }
+
+} // namespace
+
+std::vector<std::string> culpritFeatures(const std::string &culprit, const std::vector<std::string> &features) {
+  std::set<std::string> out;
+  const std::string what = culprit.substr(culprit.find(':') + 1);
+  for (const auto &f : features) {
+    // A rule's input: its construct's roles, and where their batch dims sit (in_dims).
+    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims"))) out.insert(relevelled(f, false));
+    if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") || startsWith(f, "chunk_size") || f == "nested"))
+      out.insert(relevelled(f, true));
+    if (startsWith(culprit, "op:") && startsWith(f, "dtype=")) out.insert(f);
+    if (startsWith(culprit, "dynamo:")) out.insert(relevelled(f, false));
+  }
+  return {out.begin(), out.end()};
+}
+
+std::string culpritKey(const CaseResult &r, const Signature &s) {
+  if (!s.culprits.localised()) return "";
+  const std::string head = systemOf(r) + "|" + std::string(verdictName(r.verdict)) + "|culprit:" + s.culprits.culprit() + "|";
+  if (r.verdict == Verdict::Mismatch) {
+    std::string f;
+    for (const auto &x : culpritFeatures(s.culprits.culprit(), s.features)) f += x + ",";
+    return head + "|" + f + "|silent";
+  }
+  const InnerError e = peelError(r.errorType, r.errorMessage);
+  const std::string frame = raisingFrame(r.traceback, e.peeled);
+  return head + e.type + "|" + (frame.empty() ? normaliseMessage(e.message) : "") + "|" + frame;
+}
+
+void applyCulprit(Signature &s, const CaseResult &r) {
+  if (std::string k = culpritKey(r, s); !k.empty()) s.key = k;
 }
 
 } // namespace vf

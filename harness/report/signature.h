@@ -56,4 +56,25 @@ Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, i
 /// The constructs of a case, sorted: "cond,scan," ("-multi" for several results).
 std::string constructList(const Case &c);
 
+/// Of a mismatch's essential features, those that are properties of culprit `culprit`'s input,
+/// sorted, each level named by what it is to the culprit ("inner": the innermost level, the one
+/// whose rule runs first; "outer": any enclosing one), not by how many levels the case has:
+///   hop:X           the roles of construct X ("cond.predicate:batched@outer") and in_dims
+///                   (where its operands' batch dims sit)
+///   vmap:front-end  in_dims, out_dims, chunk_size and nesting, levels dropped ("out_dims<0")
+///   op:X            the dtype classes ("dtype=float")
+///   dynamo:MODE     every feature
+std::vector<std::string> culpritFeatures(const std::string &culprit, const std::vector<std::string> &features);
+
+/// The signature of a finding localised to one culprit (issue 27): what the failure needs, not
+/// what the program happens to hold. "SYSTEM|mismatch|culprit:C||FEATURES|silent" for a silent
+/// wrong result (the constructs the case kept and the kind of difference left out), and
+/// "SYSTEM|VERDICT|culprit:C|TYPE|MESSAGE|FRAME" for an error, where the message is left out
+/// when torch's Python raised it at FRAME (the failure class is the exception and its frame)
+/// and kept, normalised, when it came from C++. "" when `s.culprits` names no single culprit.
+std::string culpritKey(const CaseResult &r, const Signature &s);
+
+/// `s.key` becomes culpritKey where `s.culprits` names one culprit (the ablation's key otherwise).
+void applyCulprit(Signature &s, const CaseResult &r);
+
 } // namespace vf

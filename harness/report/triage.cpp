@@ -141,6 +141,10 @@ SignatureParts parseSignature(const std::string &key) {
   for (size_t i = 0; i < v; ++i) p.system += (i ? "|" : "") + f[i];
   p.verdict = f[v];
   std::vector<std::string> rest(f.begin() + static_cast<std::ptrdiff_t>(v) + 1, f.end());
+  if (!rest.empty() && rest[0].rfind("culprit:", 0) == 0) {
+    p.culprit = rest[0].substr(8);
+    rest.erase(rest.begin());
+  }
   if (p.verdict == "mismatch") {
     if (!rest.empty()) p.constructs = listOf(rest[0]);
     if (rest.size() > 1) p.features = listOf(rest[1]);
@@ -172,6 +176,8 @@ std::vector<Closeness> closestReports(const std::string &key,
     SignatureParts b = parseSignature(other);
     if (b.verdict != a.verdict || a.verdict.empty()) continue;
     Closeness c = a.verdict == "mismatch" ? compareMismatches(a, b) : compareErrors(a, b);
+    if (!a.culprit.empty() && a.culprit == b.culprit) add(c.shares, "the same culprit (" + a.culprit + ")");
+    else if (!a.culprit.empty() && !b.culprit.empty()) add(c.differs, "another culprit (" + b.culprit + " there, " + a.culprit + " here)");
     if (a.system == b.system) add(c.shares, "the same mode and device (" + a.system + ")");
     else add(c.differs, "filed from " + b.system + ", met here in " + a.system);
     c.report = report;

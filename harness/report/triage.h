@@ -3,8 +3,9 @@
 /// and, for a new signature, which filed reports it is closest to and how it differs from them.
 ///
 /// A signature key (signature.h) is "MODE|DEVICE|VERDICT|..." where the rest is, for an error,
-/// "TYPE|MESSAGE|FRAME" and, for a mismatch, "CONSTRUCTS|FEATURES|KIND". Older keys (kept as
-/// aliases) may lack the last fields: every field is optional here.
+/// "TYPE|MESSAGE|FRAME" and, for a mismatch, "CONSTRUCTS|FEATURES|KIND", each after a
+/// "culprit:COMPONENT" field in a culprit signature (culpritKey). Older keys (kept as aliases)
+/// may lack the last fields: every field is optional here.
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace vf {
 struct SignatureParts {
   std::string system;  ///< "eager|cpu": mode and device, as filed
   std::string verdict; ///< "mismatch", "batched-error", ...
+  std::string culprit; ///< a culprit signature's component ("hop:cond"), "" in an ablation signature
   // An error's parts.
   std::string errorType, message, frame;
   // A mismatch's parts.

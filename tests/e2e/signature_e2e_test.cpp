@@ -1,5 +1,6 @@
 // End-to-end (issue 16): two faults planted in cond's batching rule, both silent wrong results
-// in cond-only programs, get two signatures; a nightly that meets the second with the first
+// in cond-only programs, get two signatures (both culprit hop:cond, issue 27: the essential
+// features of cond's input tell them apart); a nightly that meets the second with the first
 // filed fails and files it as new; a bigger case of the first fault, shrunk, is filed under the
 // first's signature (a shrink keeps the signature, and the ablation lands on the same features).
 #include <gtest/gtest.h>
@@ -107,7 +108,9 @@ TEST(SignatureE2E, TwoCondFaultsAreTwoSignaturesAndTheNightlyFailsOnTheSecond) {
   ASSERT_NE(filed.out.find("filed: "), std::string::npos) << filed.out;
   ASSERT_EQ(folders(reports).size(), 1u);
   auto first = readJson(folders(reports)[0] + "/meta.json");
-  EXPECT_NE(first["signature"].get<std::string>().find("cond.predicate:batched@vmap"), std::string::npos) << first.dump(2);
+  // Signed by its culprit (issue 27): cond's rule, and what of its input the failure needs.
+  EXPECT_NE(first["signature"].get<std::string>().find("|culprit:hop:cond|"), std::string::npos) << first.dump(2);
+  EXPECT_NE(first["signature"].get<std::string>().find("cond.predicate:batched@inner"), std::string::npos) << first.dump(2);
   EXPECT_NE(first.value("essential", "").find("the predicate of cond is batched"), std::string::npos) << first.dump(2);
 
   // The first fault again: known, the nightly passes.
@@ -124,7 +127,7 @@ TEST(SignatureE2E, TwoCondFaultsAreTwoSignaturesAndTheNightlyFailsOnTheSecond) {
   std::set<std::string> sigs;
   for (const auto &f : folders(reports)) sigs.insert(readJson(f + "/meta.json")["signature"].get<std::string>());
   EXPECT_EQ(sigs.size(), 2u);
-  for (const auto &s : sigs) EXPECT_NE(s.find("|cond,|"), std::string::npos) << s; // both cond-only
+  for (const auto &s : sigs) EXPECT_NE(s.find("|culprit:hop:cond|"), std::string::npos) << s; // both in cond's rule
 }
 
 TEST(SignatureE2E, AShrunkBiggerCaseOfOneFaultIsFiledUnderItsSignature) {

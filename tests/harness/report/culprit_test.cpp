@@ -8,6 +8,7 @@
 #include <set>
 
 #include "../fake_backend.h"
+#include "ir/text.h"
 
 namespace vf {
 namespace {
@@ -46,7 +47,7 @@ TEST(Culprit, AnOpInsideARegionIsTheNarrowerCulpritThanTheRuleThatLoopsOverIt) {
   ASSERT_TRUE(k.localised());
   EXPECT_EQ(k.culprit(), "op:sum");
   EXPECT_EQ(k.subsumed, (std::vector<std::string>{"hop:cond"}));
-  EXPECT_NE(k.sentence().find("the other 1 component does not (the vmap rule of cond only as its loop runs the op"),
+  EXPECT_NE(k.sentence().find("the other 1 component does not (the vmap rule of cond only as its loop runs it"),
             std::string::npos)
       << k.sentence();
   // Two ops that pass are still two.
@@ -54,6 +55,39 @@ TEST(Culprit, AnOpInsideARegionIsTheNarrowerCulpritThanTheRuleThatLoopsOverIt) {
                           scripted({{"hop:cond", SwapResult::Passes}, {"op:sum", SwapResult::Passes}, {"op:sin", SwapResult::Passes}}), 24);
   EXPECT_FALSE(two.localised());
   EXPECT_EQ(two.culprits, (std::vector<std::string>{"op:sum", "op:sin"}));
+}
+
+TEST(Culprit, ARuleInsideAnotherIsTheNarrowerCulprit) {
+  // A cond in a scan's body: scan's per-example loop runs cond's rule on plain tensors.
+  const auto both = scripted({{"hop:cond", SwapResult::Passes}, {"hop:scan", SwapResult::Passes}});
+  Culprits k = localise({"hop:scan", "hop:cond"}, both, 24, {{"hop:cond", "hop:scan"}});
+  EXPECT_EQ(k.culprit(), "hop:cond");
+  EXPECT_EQ(k.subsumed, (std::vector<std::string>{"hop:scan"}));
+  // Without the nesting known, two rules that pass are not one culprit.
+  EXPECT_FALSE(localise({"hop:scan", "hop:cond"}, both, 24).localised());
+  // Read from the case: a cond inside a scan, another cond after it.
+  Case c = parseCase(R"(vmap size=2 in_dims=(0) out_dims=(0)
+func(%0: f32[2]) {
+  %1: f32[] = sum_all(%0)
+  %2: f32[], %3: f32[2] = scan(%1, %0) {ncarry=1, reverse=false} [
+    (%4: f32[], %5: f32[]) {
+      %6: bool[] = gt_scalar(%4) {value=0.0}
+      %7: f32[] = cond(%6, %5) [
+        (%8: f32[]) {
+          yield %8
+        }
+        (%9: f32[]) {
+          %10: f32[] = neg(%9)
+          yield %10
+        }
+      ]
+      yield %7, %7
+    }
+  ]
+  return %3
+}
+)");
+  EXPECT_EQ(nestedRules(c), (std::set<std::pair<std::string, std::string>>{{"hop:cond", "hop:scan"}}));
 }
 
 TEST(Culprit, SeveralSwapsThatPassAreNotOneCulprit) {

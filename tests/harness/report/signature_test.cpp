@@ -13,6 +13,7 @@
 #include "harness/report/error_signature.h"
 #include "harness/report/findings.h"
 #include "harness/report/shrinker.h"
+#include "harness/report/triage.h"
 #include "harness/run/runner.h"
 #include "ir/text.h"
 
@@ -288,4 +289,90 @@ TEST(Signature, AGradientModesFindingWhoseForwardValuesDifferIsTheForwardModes) 
   EXPECT_EQ(findingSystem(mismatch("eager+grad|cpu", false)).str(), "eager+grad|cpu");
   EXPECT_EQ(signatureOf(c, mismatch("eager+grad|cpu", true)), signatureOf(c, mismatch("eager|cpu", false)));
   EXPECT_NE(signatureOf(c, mismatch("eager+grad|cpu", false)), signatureOf(c, mismatch("eager|cpu", false)));
+}
+
+// Issue 27: a finding localised to one culprit is signed by what the failure needs.
+
+TEST(CulpritSignature, KeepsOnlyTheFeaturesOfTheCulpritsInputWithLevelsByWhatTheyAreToIt) {
+  const std::vector<std::string> f = {"cond.predicate:batched@level 1 of 3", "cond.predicate:unbatched@level 3 of 3",
+                                      "scan.xs:batched@vmap", "nested", "out_dims<0@outer", "in_dims>0@inner",
+                                      "chunk_size@level 2 of 3", "dtype=float"};
+  EXPECT_EQ(culpritFeatures("hop:cond", f),
+            (std::vector<std::string>{"cond.predicate:batched@outer", "cond.predicate:unbatched@inner", "in_dims>0@inner"}));
+  EXPECT_EQ(culpritFeatures("hop:scan", f), (std::vector<std::string>{"in_dims>0@inner", "scan.xs:batched@inner"}));
+  EXPECT_EQ(culpritFeatures("vmap:front-end", f),
+            (std::vector<std::string>{"chunk_size", "in_dims>0", "nested", "out_dims<0"}));
+  EXPECT_EQ(culpritFeatures("op:where", f), (std::vector<std::string>{"dtype=float"}));
+  // One level or three: the predicate batched at the innermost level is the same feature.
+  EXPECT_EQ(culpritFeatures("hop:cond", {"cond.predicate:batched@vmap"}), culpritFeatures("hop:cond", {"cond.predicate:batched@inner"}));
+}
+
+namespace {
+
+CaseResult mismatchIn(const std::string &system, std::vector<int64_t> expected, std::vector<int64_t> actual) {
+  CaseResult r;
+  r.verdict = Verdict::Mismatch;
+  r.system = *SystemId::parse(system);
+  r.expected = {at::zeros(expected)};
+  r.actual = {at::ones(actual)};
+  return r;
+}
+
+Signature localisedTo(const std::string &culprit, std::vector<std::string> features) {
+  Signature s;
+  s.key = "the ablation's key";
+  s.features = std::move(features);
+  s.culprits.tried = s.culprits.culprits = {culprit};
+  return s;
+}
+
+} // namespace
+
+TEST(CulpritSignature, IncidentalDifferencesLeaveTheKey) {
+  // vmap-negative-out-dim's variants (issue 27 counted 17): shape or values, one level or two,
+  // a scan kept or not, a dtype class essential or not: one key.
+  Signature a = localisedTo("vmap:front-end", {"out_dims<0@vmap"});
+  Signature b = localisedTo("vmap:front-end", {"nested", "out_dims<0@outer", "out_dims>0@inner"});
+  Signature c = localisedTo("vmap:front-end", {"dtype=float", "out_dims<0@vmap"});
+  const std::string ka = culpritKey(mismatchIn("eager|cpu", {2, 3}, {3, 2}), a);
+  EXPECT_EQ(ka, "eager|cpu|mismatch|culprit:vmap:front-end||out_dims<0,|silent");
+  EXPECT_EQ(culpritKey(mismatchIn("eager|cpu", {2}, {2}), c), ka);
+  EXPECT_NE(culpritKey(mismatchIn("eager|cpu", {2}, {2}), b), ka); // nesting and a positive out_dim are the front end's input
+  // Not localised: the ablation's key stays.
+  Signature none = a;
+  none.culprits.culprits.clear();
+  applyCulprit(none, mismatchIn("eager|cpu", {2}, {2}));
+  EXPECT_EQ(none.key, "the ablation's key");
+}
+
+TEST(CulpritSignature, TwoSilentBugsInOneRuleStayTwoAndAnotherRuleIsAnotherKey) {
+  const CaseResult r = mismatchIn("eager|cpu", {2}, {2});
+  const std::string swapped = culpritKey(r, localisedTo("hop:cond", {"cond.predicate:batched@vmap"}));
+  const std::string bdim = culpritKey(r, localisedTo("hop:cond", {"cond.operands:batched@vmap", "in_dims>0@vmap"}));
+  const std::string scan = culpritKey(r, localisedTo("hop:scan", {"cond.predicate:batched@vmap"}));
+  EXPECT_NE(swapped, bdim);
+  EXPECT_NE(swapped, scan);
+  EXPECT_EQ(parseSignature(swapped).culprit, "hop:cond");
+  EXPECT_EQ(parseSignature(swapped).features, (std::vector<std::string>{"cond.predicate:batched@inner"}));
+}
+
+TEST(CulpritSignature, AnErrorsClassIsItsExceptionAndFrameOrItsMessageFromCpp) {
+  CaseResult py;
+  py.verdict = Verdict::BatchedError;
+  py.system = *SystemId::parse("eager|cpu");
+  py.errorType = "ValueError";
+  py.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [1, 5]";
+  py.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 70, "
+                 "in _validate_and_get_batch_size\n    raise ValueError(\n";
+  Signature s = localisedTo("vmap:front-end", {});
+  EXPECT_EQ(culpritKey(py, s), "eager|cpu|batched-error|culprit:vmap:front-end|ValueError||_functorch/vmap.py:_validate_and_get_batch_size");
+  CaseResult other = py; // another message raised at the same frame: the same class
+  other.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [2, 3, 4]";
+  EXPECT_EQ(culpritKey(other, s), culpritKey(py, s));
+  CaseResult cpp = py; // raised in C++: no frame, so the normalised message tells classes apart
+  cpp.traceback = "Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n    torch.sum(x, -1)\n";
+  cpp.errorType = "RuntimeError";
+  cpp.errorMessage = "Dimension out of range (expected to be in range of [-1, 0], but got 1)";
+  EXPECT_EQ(culpritKey(cpp, s), "eager|cpu|batched-error|culprit:vmap:front-end|RuntimeError|" +
+                                    normaliseMessage(cpp.errorMessage) + "|");
 }
