@@ -88,8 +88,9 @@ Culprits findCulprits(const Case &c, const CaseResult &found, Runner &runner, in
 /// The filing stage: the culprits of finding `found` of `runner` (as it found it, before the
 /// cross-check), timed. A finding of the public API or a compiler is first run with the ops
 /// called directly under vmap (the job's direct mode): passing there blames the mode's tracing
-/// (tracingComponent); failing alike there, the components are swapped there, where a run takes
-/// milliseconds and no tracing stands in the way; otherwise in `runner`'s own system.
+/// (tracingComponent); failing there with the same verdict (dynamo often words the error
+/// otherwise), the components are swapped there, where a run takes milliseconds and no tracing
+/// stands in the way; otherwise in `runner`'s own system.
 Culprits culpritsOf(const Case &c, const CaseResult &found, Runner &runner, const RunnerSet &job, int maxRuns);
 
 } // namespace vf

@@ -122,8 +122,10 @@ std::vector<std::string> culpritFeatures(const std::string &culprit, const std::
   std::set<std::string> out;
   const std::string what = culprit.substr(culprit.find(':') + 1);
   for (const auto &f : features) {
-    // A rule's input: its construct's roles, and where their batch dims sit (in_dims).
-    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims"))) out.insert(relevelled(f, false));
+    // A rule's input: its construct's roles, where their batch dims sit (in_dims), and whether
+    // they carry an enclosing level too (nested: the operands are batched twice).
+    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested"))
+      out.insert(relevelled(f, false));
     if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") || startsWith(f, "chunk_size") || f == "nested"))
       out.insert(relevelled(f, true));
     if (startsWith(culprit, "op:") && startsWith(f, "dtype=")) out.insert(f);

@@ -1,6 +1,8 @@
 #pragma once
-/// What identifies a bug (issue 16).
+/// What identifies a bug (issue 16; issue 27: culprits).
 ///
+/// - Localised to one culprit (culprit.h): the culprit, the failure class and the essential
+///   features of the culprit's input (culpritKey below). Otherwise:
 /// - An error (batched-error, crash, hang, oom): mode and device, verdict, the innermost
 ///   exception with dynamo's wrappers peeled off, its normalised message, and the torch frame
 ///   that raised it (error_signature.h). The same with or without the shrunk case.
@@ -59,8 +61,8 @@ std::string constructList(const Case &c);
 /// Of a mismatch's essential features, those that are properties of culprit `culprit`'s input,
 /// sorted, each level named by what it is to the culprit ("inner": the innermost level, the one
 /// whose rule runs first; "outer": any enclosing one), not by how many levels the case has:
-///   hop:X           the roles of construct X ("cond.predicate:batched@outer") and in_dims
-///                   (where its operands' batch dims sit)
+///   hop:X           the roles of construct X ("cond.predicate:batched@outer"), in_dims
+///                   (where its operands' batch dims sit) and nesting (operands batched twice)
 ///   vmap:front-end  in_dims, out_dims, chunk_size and nesting, levels dropped ("out_dims<0")
 ///   op:X            the dtype classes ("dtype=float")
 ///   dynamo:MODE     every feature
