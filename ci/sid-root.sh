@@ -20,11 +20,13 @@ else ROOT=${VMAPFUZZ_SUITE_ROOT:-/var/cache/vmapfuzz/$SUITE-root}; fi
 PROJECT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The stamp names the package list's version: bump it when PACKAGES grows, and `ensure` installs
 # what an existing root lacks (apt-get install of the whole list; no new bootstrap).
-STAMP="$ROOT/.vmapfuzz-ready-v3"
+STAMP="$ROOT/.vmapfuzz-ready-v4"
 APT_OPTS=(-o Acquire::Check-Valid-Until=false -o APT::Install-Recommends=false -o Dpkg::Use-Pty=0)
+# python3-setuptools: torch's inductor imports setuptools.command (torch.utils.cpp_extension); sid's
+# python3-torch depends on it, trixie's (2.6.0) does not, and without it compile-inductor fails there.
 PACKAGES=(python3 python3-torch libtorch-dev g++ clang libclang-rt-dev cmake ninja-build
           libgtest-dev libgmock-dev librapidcheck-dev libcli11-dev nlohmann-json3-dev ca-certificates
-          python3-pytest python3-pyflakes)
+          python3-pytest python3-pyflakes python3-setuptools)
 
 die() { echo "sid-root: error: $*" >&2; exit 3; }
 say() { echo "sid-root: $*" >&2; }

@@ -39,6 +39,8 @@ class FaultNotApplicable(RuntimeError):
 
 
 def _hop_rule(op):
+    if TransformType.Vmap not in op.functorch_table:  # e.g. scan and while_loop in torch 2.6
+        raise FaultNotApplicable(f"{op} has no vmap rule in torch {torch.__version__}")
     return op.functorch_table[TransformType.Vmap]
 
 
@@ -64,6 +66,8 @@ def _mutate(module_name, func_name, old, new):
     """Recompiles `module.func_name` with the single occurrence of `old` replaced by `new`, in the
     module's own globals, and returns the new function (not yet installed)."""
     mod = importlib.import_module(module_name)
+    if not hasattr(mod, func_name):
+        raise FaultNotApplicable(f"{module_name} in torch {torch.__version__} has no {func_name}")
     fn = getattr(mod, func_name)
     fn = inspect.unwrap(fn)
     src = textwrap.dedent(inspect.getsource(fn))
