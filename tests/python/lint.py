@@ -12,7 +12,8 @@ import subprocess
 import sys
 import tempfile
 
-SKIP = {".git", "build", "__pycache__"}
+# Output folders of the tools (.gitignore): what they hold is emitted, not the project's own Python.
+SKIP = {".git", "build", "__pycache__", "bench-out", "vmapfuzz-out", "matrix-out"}
 
 
 def python_files(root):
