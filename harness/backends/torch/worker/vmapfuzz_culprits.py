@@ -157,28 +157,34 @@ def per_example_hop_rule(torch, op, original):
 
 
 @contextlib.contextmanager
-def _hops_swapped(torch, names):
+def rules_replaced(torch, names, make):
+    """While the block runs, the vmap rule of each higher-order op in `names` is `make(op, rule)`
+    (`rule`: the one installed before); restored afterwards, whatever the block raised."""
     from torch._C._functorch import TransformType
 
     ops = hop_rules(torch)
     saved = {}
     try:
         for name in names:
-            op = ops[name]
-            saved[name] = op.functorch_table[TransformType.Vmap]
-            op.functorch_table[TransformType.Vmap] = per_example_hop_rule(torch, op, saved[name])
+            saved[name] = ops[name].functorch_table[TransformType.Vmap]
+            ops[name].functorch_table[TransformType.Vmap] = make(ops[name], saved[name])
         yield
     finally:
         for name, rule in saved.items():
             ops[name].functorch_table[TransformType.Vmap] = rule
 
 
+def _hops_swapped(torch, names):
+    return rules_replaced(torch, names, lambda op, rule: per_example_hop_rule(torch, op, rule))
+
+
 # ---- vmap:front-end -----------------------------------------------------------------------------
 
 
-def _replace_everywhere(old, new):
+def replace_everywhere(old, new):
     """Points every torch module attribute that refers to `old` at `new` (modules import helpers by
-    name: apis.py's `vmap_impl`, scan.py's `restore_vmap`); as in vmapfuzz_faults.py."""
+    name: apis.py's `vmap_impl`, scan.py's `from torch._functorch.vmap import wrap_batched`). The
+    planted faults (vmapfuzz_faults.py) install their mutants with it too."""
     for name, mod in list(sys.modules.items()):
         if not name.startswith("torch") or mod is None:
             continue
@@ -302,11 +308,11 @@ def _front_end_swapped(torch):
     swaps = [(getattr(vm, name), new) for name, new in front_end(torch).items() if hasattr(vm, name)]
     try:
         for old, new in swaps:
-            _replace_everywhere(old, new)
+            replace_everywhere(old, new)
         yield
     finally:
         for old, new in swaps:
-            _replace_everywhere(new, old)
+            replace_everywhere(new, old)
 
 
 # ---- op:NAME and recording ----------------------------------------------------------------------
@@ -435,18 +441,13 @@ def op_mode(torch, names, record, record_hops=None):
     return PerExampleOps()
 
 
-@contextlib.contextmanager
 def _rules_reenter(torch, mode):
     """While the block runs, every higher-order op's vmap rule runs with `mode` active: a mode is
     off while it handles the op's call, and a rule makes torch calls of its own (cond's rule
     selects with torch.where under a batched predicate) whose batching is an op: component too."""
-    from torch._C._functorch import TransformType
     from torch.overrides import _get_current_function_mode_stack
 
-    ops = hop_rules(torch)
-    saved = {name: op.functorch_table[TransformType.Vmap] for name, op in ops.items()}
-
-    def reentering(rule):
+    def reentering(op, rule):
         @functools.wraps(rule)
         def wrapped(interpreter, *args, **kwargs):
             if any(m is mode for m in _get_current_function_mode_stack()):
@@ -456,13 +457,7 @@ def _rules_reenter(torch, mode):
 
         return wrapped
 
-    try:
-        for name, op in ops.items():
-            op.functorch_table[TransformType.Vmap] = reentering(saved[name])
-        yield
-    finally:
-        for name, rule in saved.items():
-            ops[name].functorch_table[TransformType.Vmap] = rule
+    return rules_replaced(torch, list(hop_rules(torch)), reentering)
 
 
 # ---- the worker's entry point -------------------------------------------------------------------

@@ -16,8 +16,9 @@ rather than silently testing nothing. Faults that cannot be written as one chang
 """
 import importlib
 import inspect
-import sys
 import textwrap
+
+from vmapfuzz_culprits import replace_everywhere as _replace_everywhere  # imports no torch
 
 if __name__ != "__main__":  # listing the faults (`python3 vmapfuzz_faults.py`) needs no torch
     import torch
@@ -46,20 +47,6 @@ def _hop_rule(op):
 
 def _set_hop_rule(op, fn):
     op.functorch_table[TransformType.Vmap] = fn
-
-
-def _replace_everywhere(old, new):
-    """Points every torch module attribute that refers to `old` at `new` (modules import helpers
-    by name, e.g. scan.py's `from torch._functorch.vmap import wrap_batched`)."""
-    for name, mod in list(sys.modules.items()):
-        if not name.startswith("torch") or mod is None:
-            continue
-        d = getattr(mod, "__dict__", None)
-        if not d:
-            continue
-        for k, v in list(d.items()):
-            if v is old:
-                d[k] = new
 
 
 def _mutate(module_name, func_name, old, new):
