@@ -195,6 +195,7 @@ private:
     s_.shrinkAttempts += rep.shrinkAttempts;
     s_.shrinkSeconds += rep.shrinkSeconds;
     s_.phases.shrink += rep.shrinkSeconds;
+    s_.phases.culprits += rep.culpritSeconds;
     s_.phases.file += rep.fileSeconds;
     if (!rep.filingError.empty()) { // no space, permission, a folder gone: stop after the cases in flight
       if (s_.filingError.empty()) s_.filingError = rep.filingError;

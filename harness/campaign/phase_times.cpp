@@ -27,7 +27,7 @@ constexpr PhaseInfo kPhases[] = {
     {&PhaseTimes::compare, "compare", true},   {&PhaseTimes::emit, "emit", true},
     {&PhaseTimes::transport, "transport", true}, {&PhaseTimes::worker, "worker", true},
     {&PhaseTimes::file, "file", true},         {&PhaseTimes::system, "torch", false},
-    {&PhaseTimes::shrink, "shrink", false},
+    {&PhaseTimes::shrink, "shrink", false},    {&PhaseTimes::culprits, "culprits", false},
 };
 // A field added to PhaseTimes is a phase only once it is in kPhases.
 static_assert(std::size(kPhases) * sizeof(double) + sizeof(int64_t) == sizeof(PhaseTimes), "every phase of PhaseTimes is in kPhases");

@@ -19,6 +19,7 @@ struct PhaseTimes {
   double worker = 0;    ///< the worker besides the program's call (exec of the source, dynamo reset, tensor (de)serialisation)
   double system = 0;    ///< inside the system under test (the program's call in torch)
   double shrink = 0;    ///< shrinking findings (all of its phases)
+  double culprits = 0;  ///< localising findings' culprits (culprit.h), before and after shrinking
   double file = 0;      ///< filing findings (reports, repro.py confirmation)
   int64_t peakWorkerRssKb = 0;
 

@@ -21,6 +21,8 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
   j["respec_cases"] = s.respecCases;
   j["case_indices"] = s.caseIndices;
   j["seconds"] = s.seconds;
+  j["phase_seconds"] = nlohmann::json::object(); // where the wall went (phase_times.h), summed over jobs
+  for (const auto &p : phaseTable()) j["phase_seconds"][p.name] = s.phases.*p.seconds;
   j["verdicts"] = nlohmann::json::object();
   for (int v = 0; v < kVerdictCount; ++v) j["verdicts"][std::string(verdictName(static_cast<Verdict>(v)))] = s.byVerdict[v];
   j["by_mode"] = nlohmann::json::object();
@@ -64,7 +66,8 @@ nlohmann::json mergeSummaries(const std::vector<nlohmann::json> &shards) {
   if (shards.empty()) throw std::invalid_argument("no summaries to merge");
   nlohmann::json m = {{"version", 1}, {"seed", shards[0].at("seed")}, {"shards", shards[0].at("shards")}, {"cases", 0},
                       {"seconds", 0.0}, {"verdicts", nlohmann::json::object()}, {"by_mode", nlohmann::json::object()},
-                      {"coverage", nlohmann::json::object()}, {"unsupported", nlohmann::json::object()}};
+                      {"coverage", nlohmann::json::object()}, {"unsupported", nlohmann::json::object()},
+                      {"phase_seconds", nlohmann::json::object()}};
   std::set<int64_t> shardsSeen, indices;
   std::map<std::string, nlohmann::json> findings;
   for (const auto &s : shards) {
@@ -84,6 +87,9 @@ nlohmann::json mergeSummaries(const std::vector<nlohmann::json> &shards) {
     addCounts(m["coverage"], s.at("coverage"));
     addCounts(m["unsupported"], s.value("unsupported", nlohmann::json::object()));
     addCounts(m["unchecked_reasons"], s.value("unchecked_reasons", nlohmann::json::object()));
+    const nlohmann::json phases = s.value("phase_seconds", nlohmann::json::object()); // summed over shards
+    for (auto it = phases.begin(); it != phases.end(); ++it)
+      m["phase_seconds"][it.key()] = m["phase_seconds"].value(it.key(), 0.0) + it->get<double>();
     for (const auto &u : s.value("unchecked", nlohmann::json::array())) m["unchecked"].push_back(u);
     for (const auto &f : s.at("findings")) {
       auto &g = findings[f.at("signature")];

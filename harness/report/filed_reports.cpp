@@ -7,11 +7,13 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <sys/wait.h>
 
 #include "harness/backends/system_id.h"
+#include "harness/report/culprit.h"
 #include "harness/report/findings.h"
 
 namespace fs = std::filesystem;
@@ -143,6 +145,50 @@ std::vector<RootCause> groupByRootCause(const std::vector<FiledReport> &reports)
   return out;
 }
 
+std::vector<CulpritGroup> groupByCulprit(const std::vector<FiledReport> &reports) {
+  std::vector<CulpritGroup> out;
+  std::map<std::string, size_t> index;
+  std::map<std::string, std::set<std::string>> causes;
+  for (const auto &r : reports) {
+    const std::string sig = r.meta.value("signature", "");
+    std::string culprit = parseSignature(sig).culprit;
+    if (culprit.empty() && r.meta.contains("culprits") && r.meta["culprits"].value("culprit", nlohmann::json()).is_string())
+      culprit = r.meta["culprits"]["culprit"].get<std::string>();
+    auto [it, fresh] = index.emplace(culprit, out.size());
+    if (fresh) out.push_back(CulpritGroup{culprit, {}, 0, 0, 0});
+    CulpritGroup &g = out[it->second];
+    g.reports.push_back(fs::path(r.dir).filename().string());
+    g.hits += r.meta.value("hits", int64_t{0});
+    g.open += r.meta.value("status", "open") == "open";
+    causes[culprit].insert(rootCauseOf(sig));
+  }
+  for (auto &g : out) g.rootCauses = causes[g.culprit].size();
+  std::stable_sort(out.begin(), out.end(), [](const CulpritGroup &a, const CulpritGroup &b) {
+    if (a.culprit.empty() != b.culprit.empty()) return b.culprit.empty();
+    return a.hits > b.hits;
+  });
+  return out;
+}
+
+namespace {
+
+void culpritTable(std::ostream &md, const std::vector<FiledReport> &reports) {
+  const auto groups = groupByCulprit(reports);
+  md << "## Reports per culprit\n\nThe component of torch's batching whose per-example loop makes each report's case "
+        "pass, found by experiment.\n\n";
+  md << "| culprit | what it is | root causes | reports | open | hits |\n| --- | --- | ---: | --- | ---: | ---: |\n";
+  for (const auto &g : groups) {
+    std::string folders;
+    for (const auto &x : g.reports) folders += (folders.empty() ? "" : ", ") + ("`" + x + "`");
+    md << "| " << (g.culprit.empty() ? "(not localised)" : "`" + g.culprit + "`") << " | "
+       << (g.culprit.empty() ? "no single component: see each report's ablation" : describeComponent(g.culprit)) << " | "
+       << g.rootCauses << " | " << folders << " | " << g.open << " | " << g.hits << " |\n";
+  }
+  md << "\n";
+}
+
+} // namespace
+
 std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
   std::ostringstream md;
   int open = 0, fixed = 0;
@@ -152,7 +198,8 @@ std::string reportsMarkdown(const std::vector<FiledReport> &reports) {
     fixed += s == "fixed";
   }
   md << "# vmapfuzz reports\n\n" << reports.size() << " filed: " << open << " open, " << fixed << " fixed.\n\n";
-  // Triage first: hits per root cause, a root cause met in several modes being one row.
+  culpritTable(md, reports);
+  // Then hits per root cause, a root cause met in several modes being one row.
   auto causes = groupByRootCause(reports);
   md << "## Hits per root cause\n\n" << causes.size() << " root cause(s) in " << reports.size() << " report(s).\n\n";
   md << "| hits | verdict | root cause | modes | reports | open |\n| --- | --- | --- | --- | --- | --- |\n";

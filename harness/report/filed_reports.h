@@ -37,7 +37,19 @@ struct RootCause {
 /// Groups reports per root cause, the most hit first.
 std::vector<RootCause> groupByRootCause(const std::vector<FiledReport> &reports);
 
-/// The Markdown summary: hits per root cause, then one row per report.
+/// Filed reports whose finding was localised to one component of torch's batching (culprit.h),
+/// the signature's culprit or, for a report signed otherwise, meta.json's `culprits.culprit`.
+struct CulpritGroup {
+  std::string culprit;              ///< "hop:cond", ...; "" for the reports localised to none
+  std::vector<std::string> reports; ///< folder names
+  size_t rootCauses = 0;            ///< distinct root causes (groupByRootCause) among them
+  int64_t hits = 0;
+  int64_t open = 0; ///< reports still open
+};
+/// Groups reports per culprit, the most hit first; the reports localised to none last.
+std::vector<CulpritGroup> groupByCulprit(const std::vector<FiledReport> &reports);
+
+/// The Markdown summary: reports per culprit, hits per root cause, then one row per report.
 std::string reportsMarkdown(const std::vector<FiledReport> &reports);
 /// Text escaped for an XML attribute or element; control characters XML 1.0 forbids are dropped.
 std::string xmlEscape(const std::string &s);

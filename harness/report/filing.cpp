@@ -8,7 +8,7 @@
 
 #include "harness/report/modes.h"
 #include "harness/report/reproduce.h"
-#include "harness/report/shrinker.h"
+#include "harness/report/shrink_finding.h"
 #include "harness/report/signature.h"
 #include "ir/text.h"
 
@@ -79,6 +79,7 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
     full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
     if (opt_.culpritRuns > 0 && isFinding(confirmed.verdict)) {
       full.culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
+      rep.culpritSeconds += full.culprits.seconds;
       applyCulprit(full, filedResult); // one signature per root cause: the culprit's
     }
   }
@@ -147,12 +148,14 @@ std::pair<Case, CaseResult> FilingPipeline::shrink(const Case &c, const CaseResu
   Runner &fast = budget.secondsLeft() > checks + 2 * others ? fastestThatFailsAlike(c, r, runner, job) : runner;
   const CaseResult fastFound = &fast == &runner ? r : fast.run(c);
   const double candidateCost = budget.runCost(fast.backend().id());
-  Case filed = shrinkCase(c, [&](const Case &cand) {
-    // Stop accepting when a candidate's run would leave too little time for the checks: the
-    // case stays as small as it got, and --time holds, shrinking included.
-    if (budget.secondsLeft() < checks + candidateCost) return false;
-    return failsTheSameWay(fastFound, fast.run(cand));
-  }, &ss, opt_.maxShrinkAttempts);
+  // The culprit is localised first, where time is left for it, and the shrink keeps it
+  // (shrink_finding.h). Stop accepting when a candidate's runs would leave too little time for
+  // the checks: the case stays as small as it got, and --time holds, shrinking included.
+  const int culpritRuns = budget.secondsLeft() > checks + opt_.culpritRuns * candidateCost ? opt_.culpritRuns : 0;
+  const FindingShrink fs = shrinkFinding(c, fastFound, fast, culpritRuns, opt_.maxShrinkAttempts,
+                                         [&] { return budget.secondsLeft() >= checks + 2 * candidateCost; });
+  Case filed = fs.shrunk;
+  ss = fs.stats;
   CaseResult filedResult = r;
   if (ss.accepted > 0) { // the shrunk case is confirmed in the system that found it
     filedResult = runner.run(filed);
@@ -164,10 +167,11 @@ std::pair<Case, CaseResult> FilingPipeline::shrink(const Case &c, const CaseResu
   const double took = since(ts);
   std::ostringstream n;
   n << c.program.size() << " -> " << filed.program.size() << " statements, " << ss.attempts << " attempts, " << std::fixed
-    << std::setprecision(1) << took << " s";
+    << std::setprecision(1) << took << " s" << (fs.culprit.empty() ? "" : ", keeping culprit " + fs.culprit);
   note = n.str();
   rep.shrinkAttempts += ss.attempts;
-  rep.shrinkSeconds += took;
+  rep.shrinkSeconds += took - fs.before.seconds;
+  rep.culpritSeconds += fs.before.seconds;
   return {filed, filedResult};
 }
 

@@ -62,7 +62,8 @@ struct FilingBudget {
 struct FilingReport {
   int64_t setAside = 0;       ///< direct-mode failures whose programs the public API rejects
   int64_t shrinkAttempts = 0;
-  double shrinkSeconds = 0;
+  double shrinkSeconds = 0;   ///< shrinking, the culprit localisation before it not counted
+  double culpritSeconds = 0;  ///< culprit localisation, before shrinking and on the shrunk case
   double fileSeconds = 0;     ///< writing the report (the store's record)
   std::string unchecked;      ///< the case file a failure was just kept in, unchecked ("" none)
   /// The finding could not be filed (a FilingError: no space, permission, a folder gone): why.

@@ -126,12 +126,32 @@ std::vector<std::string> culpritFeatures(const std::string &culprit, const std::
     // they carry an enclosing level too (nested: the operands are batched twice).
     if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested"))
       out.insert(relevelled(f, false));
-    if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") || startsWith(f, "chunk_size") || f == "nested"))
+    if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") || startsWith(f, "chunk_size")))
       out.insert(relevelled(f, true));
     if (startsWith(culprit, "op:") && startsWith(f, "dtype=")) out.insert(f);
     if (startsWith(culprit, "dynamo:")) out.insert(relevelled(f, false));
   }
   return {out.begin(), out.end()};
+}
+
+namespace {
+
+/// An error's failure class: "TYPE|MESSAGE|FRAME", the message only where the frame is unknown.
+std::string errorClass(const CaseResult &r) {
+  const InnerError e = peelError(r.errorType, r.errorMessage);
+  const std::string frame = raisingFrame(r.traceback, e.peeled);
+  return e.type + "|" + (frame.empty() ? normaliseMessage(e.message) : "") + "|" + frame;
+}
+
+} // namespace
+
+std::string failureClass(const CaseResult &r) {
+  const std::string head = systemOf(r) + "|" + std::string(verdictName(r.verdict)) + "|";
+  return r.verdict == Verdict::Mismatch ? head + "silent" : head + errorClass(r);
+}
+
+bool sameFailureClass(const CaseResult &found, const CaseResult &now) {
+  return now.verdict == found.verdict && failureClass(now) == failureClass(found);
 }
 
 std::string culpritKey(const CaseResult &r, const Signature &s) {
@@ -142,9 +162,7 @@ std::string culpritKey(const CaseResult &r, const Signature &s) {
     for (const auto &x : culpritFeatures(s.culprits.culprit(), s.features)) f += x + ",";
     return head + "|" + f + "|silent";
   }
-  const InnerError e = peelError(r.errorType, r.errorMessage);
-  const std::string frame = raisingFrame(r.traceback, e.peeled);
-  return head + e.type + "|" + (frame.empty() ? normaliseMessage(e.message) : "") + "|" + frame;
+  return head + errorClass(r);
 }
 
 void applyCulprit(Signature &s, const CaseResult &r) {

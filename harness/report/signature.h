@@ -63,10 +63,19 @@ std::string constructList(const Case &c);
 /// whose rule runs first; "outer": any enclosing one), not by how many levels the case has:
 ///   hop:X           the roles of construct X ("cond.predicate:batched@outer"), in_dims
 ///                   (where its operands' batch dims sit) and nesting (operands batched twice)
-///   vmap:front-end  in_dims, out_dims, chunk_size and nesting, levels dropped ("out_dims<0")
+///   vmap:front-end  in_dims, out_dims and chunk_size, levels dropped ("out_dims<0"): the front
+///                   end runs once per level, so how many levels there are is incidental
 ///   op:X            the dtype classes ("dtype=float")
 ///   dynamo:MODE     every feature
 std::vector<std::string> culpritFeatures(const std::string &culprit, const std::vector<std::string> &features);
+
+/// A failure's class, what shrinking keeps once the culprit is known (issue 27): mode and device,
+/// verdict, and for an error its innermost exception and raising frame (its normalised message
+/// where the frame is unknown); every mismatch is one class, "silent" (shape or values, which
+/// outputs and how many levels are incidental variants that shrinking may move between).
+std::string failureClass(const CaseResult &r);
+/// `now` fails in the class `found` did.
+bool sameFailureClass(const CaseResult &found, const CaseResult &now);
 
 /// The signature of a finding localised to one culprit (issue 27): what the failure needs, not
 /// what the program happens to hold. "SYSTEM|mismatch|culprit:C||FEATURES|silent" for a silent

@@ -1,10 +1,13 @@
-// End-to-end property (issue 16): a shrink never changes a finding's signature, over faults
-// planted in torch's batching rules (harness/backends/torch/worker/vmapfuzz_faults.py), not a
-// stand-in system. For each fault, RapidCheck enlarges the fault's smallest case at random
-// (batch size, inputs' data, an extra input batched or not, extra statements and outputs); the
-// enlarged case, found failing in direct mode with the fault planted, is shrunk as a campaign
-// shrinks, and its filed signature (ablation included) must be the one the smallest case gets.
-// Every step of the shrink must keep the failure, never grow the case, and stay valid.
+// End-to-end property (issues 16 and 27): a shrink never changes a finding's culprit, failure
+// class or signature, over faults planted in torch's batching rules
+// (harness/backends/torch/worker/vmapfuzz_faults.py), not a stand-in system. For each fault,
+// RapidCheck enlarges the fault's smallest case at random (batch size, inputs' data, an extra
+// input batched or not, extra statements and outputs); the enlarged case, found failing in direct
+// mode with the fault planted, is shrunk as a campaign shrinks (shrinkFinding: its culprit
+// localised first and kept), and on the shrunk case the culprit localised again must be the
+// component the fault is planted in, the failure class the one found, and the filed signature
+// (ablation and culprit included) the one the smallest case gets. Every step of the shrink must
+// keep the failure, never grow the case, and stay valid.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -13,7 +16,7 @@
 #include <sstream>
 
 #include "harness/backends/torch/torch_backend.h"
-#include "harness/report/shrinker.h"
+#include "harness/report/shrink_finding.h"
 #include "harness/report/signature.h"
 #include "harness/run/runner.h"
 #include "ir/text.h"
@@ -27,6 +30,7 @@ namespace {
 /// One planted fault and the shape of its smallest case.
 struct Fault {
   const char *name;
+  const char *component;  ///< where it is planted (vmapfuzz_faults.COMPONENT)
   int n;                  ///< per-example length of the input
   int inDim;              ///< in_dim of the input that carries the fault
   int outDim;             ///< out_dim of the result that shows it
@@ -41,9 +45,9 @@ struct Fault {
 // - vmap-negative-out-dim puts the batch dim of an [S, N] result at 0 instead of 1: a shape
 //   difference, except at S == N, where the shapes agree and only the values differ.
 const Fault kFaults[] = {
-    {"cond-batched-pred-swapped", 2, 0, 0, true, {2, 3, 4, 5}},
-    {"cond-operand-bdim-zero", 3, 1, 0, true, {3}},
-    {"vmap-negative-out-dim", 3, 0, -1, false, {2, 4, 5}},
+    {"cond-batched-pred-swapped", "hop:cond", 2, 0, 0, true, {2, 3, 4, 5}},
+    {"cond-operand-bdim-zero", "hop:cond", 3, 1, 0, true, {3}},
+    {"vmap-negative-out-dim", "vmap:front-end", 3, 0, -1, false, {2, 4, 5}},
 };
 
 /// How a fault's smallest case is made bigger.
@@ -105,33 +109,52 @@ ExecConfig direct() {
   return e;
 }
 
-std::string filedSignature(Runner &runner, const Case &c, const CaseResult &found, Case *shrunk, int64_t *attemptsOut) {
-  ShrinkStats stats;
-  Case s = shrinkCase(c, [&](const Case &cand) { return failsTheSameWay(found, runner.run(cand)); }, &stats, 3000);
-  if (attemptsOut) *attemptsOut = stats.attempts;
-  if (shrunk) *shrunk = s;
-  return findingSignature(s, runner.run(s), runner).key;
+/// What a campaign files for finding `found` of `c`: shrunk keeping its culprit, then signed.
+struct Filed {
+  Case shrunk;
+  int64_t attempts = 0;
+  std::string keptCulprit; ///< the culprit the shrink kept
+  std::string culprit;     ///< the culprit localised again on the shrunk case
+  CaseResult result;       ///< the shrunk case's run
+  std::string signature;
+};
+
+Filed file(Runner &runner, const Case &c, const CaseResult &found) {
+  Filed f;
+  FindingShrink fs = shrinkFinding(c, found, runner, /*culpritRuns=*/24, /*maxAttempts=*/3000);
+  f.shrunk = fs.shrunk;
+  f.attempts = fs.stats.attempts;
+  f.keptCulprit = fs.culprit;
+  f.result = runner.run(f.shrunk);
+  Signature s = findingSignature(f.shrunk, f.result, runner);
+  s.culprits = findCulprits(f.shrunk, f.result, runner, 24);
+  f.culprit = s.culprits.culprit();
+  applyCulprit(s, f.result);
+  f.signature = s.key;
+  return f;
 }
 
 } // namespace
 
-TEST(ShrinkFaultProperty, AShrinkNeverChangesTheSignatureOfAPlantedFault) {
-  // Twelve enlargements per fault: each is a torch run per shrink candidate. RC_PARAMS set by the
-  // caller (a seed to replay, more cases) wins.
+TEST(ShrinkFaultProperty, AShrinkNeverChangesTheCulpritFailureClassOrSignatureOfAPlantedFault) {
+  // Twelve enlargements per fault: each is a torch run or two per shrink candidate. RC_PARAMS
+  // set by the caller (a seed to replay, more cases) wins.
   setenv("RC_PARAMS", "max_success=12", /*overwrite=*/0);
   for (const Fault &f : kFaults) {
     auto worker = std::make_shared<WorkerProcess>(config(f.name));
     TorchBackend backend(worker, direct(), "cpu");
     Runner runner(backend);
-    // The signature the fault's smallest case is filed under.
+    // The signature the fault's smallest case is filed under, naming the planted component.
     Enlargement plain;
     plain.size = f.sizes.front();
     Case smallest = parseCase(caseText(f, plain));
     CaseResult smallestResult = runner.run(smallest);
     ASSERT_EQ(smallestResult.verdict, Verdict::Mismatch) << f.name << ": " << smallestResult.summary;
-    const std::string expected = filedSignature(runner, smallest, smallestResult, nullptr, nullptr);
+    const Filed expected = file(runner, smallest, smallestResult);
+    ASSERT_EQ(expected.culprit, f.component) << f.name << ": " << expected.signature;
+    EXPECT_NE(expected.signature.find(std::string("culprit:") + f.component), std::string::npos) << expected.signature;
 
-    bool ok = rc::check(std::string("a shrink keeps the signature of ") + f.name, [&] {
+    bool ok = rc::check(std::string("a shrink keeps the culprit, failure class and signature of ") + f.name, [&] {
       Enlargement e;
       e.size = *rc::gen::elementOf(f.sizes);
       e.dataSeed = *rc::gen::inRange<uint64_t>(0, 1000);
@@ -143,17 +166,19 @@ TEST(ShrinkFaultProperty, AShrinkNeverChangesTheSignatureOfAPlantedFault) {
       // Data can hide a fault (every example on one side of the predicate and both branches
       // alike there, say): such a case is no finding, and nothing is shrunk.
       RC_PRE(found.verdict == Verdict::Mismatch);
-      Case shrunk;
-      int64_t attempts = 0;
-      std::string sig = filedSignature(runner, big, found, &shrunk, &attempts);
-      RC_ASSERT(validateCase(shrunk) == "");
-      RC_ASSERT(caseWeight(shrunk) <= caseWeight(big));
-      RC_CLASSIFY(caseWeight(shrunk) < caseWeight(big), "shrunk to a smaller case");
-      RC_CLASSIFY(shrunk == smallest, "shrunk to the smallest case itself");
-      RC_ASSERT(failsTheSameWay(found, runner.run(shrunk)));
-      RC_LOG() << "enlarged:\n" << printCase(big) << "shrunk (" << attempts << " attempts):\n" << printCase(shrunk);
-      RC_ASSERT(sig == expected);
+      const Filed filed = file(runner, big, found);
+      RC_LOG() << "enlarged:\n" << printCase(big) << "shrunk (" << filed.attempts << " attempts, keeping culprit '"
+               << filed.keptCulprit << "'):\n" << printCase(filed.shrunk) << "signature: " << filed.signature << "\n";
+      RC_ASSERT(validateCase(filed.shrunk) == "");
+      RC_ASSERT(caseWeight(filed.shrunk) <= caseWeight(big));
+      RC_CLASSIFY(caseWeight(filed.shrunk) < caseWeight(big), "shrunk to a smaller case");
+      RC_CLASSIFY(filed.shrunk == smallest, "shrunk to the smallest case itself");
+      RC_ASSERT(filed.keptCulprit == std::string(f.component)); // localised before the shrink...
+      RC_ASSERT(filed.culprit == std::string(f.component));     // ...and after it: the same component
+      RC_ASSERT(sameFailureClass(found, filed.result));
+      RC_ASSERT(filed.signature == expected.signature);
     });
-    EXPECT_TRUE(ok) << f.name << ": the filed signature is not stable under shrinking; expected " << expected;
+    EXPECT_TRUE(ok) << f.name << ": the filed culprit or signature is not stable under shrinking; expected "
+                    << expected.signature;
   }
 }

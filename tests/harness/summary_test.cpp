@@ -11,7 +11,7 @@ nlohmann::json shard(int i, std::vector<int64_t> idx, bool fresh) {
           {"seconds", 10.0 + i}, {"verdicts", {{"pass", idx.size()}}}, {"by_mode", {{"eager|cpu", {{"pass", idx.size()}}}}},
           {"coverage", {{"cond", 1}}}, {"unsupported", nlohmann::json::object()},
           {"findings", {{{"signature", "eager|cpu|crash|x"}, {"verdict", "crash"}, {"new", fresh}, {"hits", 1}, {"dir", "d"}}}},
-          {"new_findings", fresh ? 1 : 0}};
+          {"new_findings", fresh ? 1 : 0}, {"phase_seconds", {{"torch", 1.5 + i}, {"culprits", 0.25}}}};
 }
 } // namespace
 
@@ -23,6 +23,8 @@ TEST(Summary, ShardsMergeIntoOneCampaign) {
   EXPECT_EQ(m["by_mode"]["eager|cpu"]["pass"], 5);
   EXPECT_EQ(m["coverage"]["cond"], 2);
   EXPECT_EQ(m["seconds"], 11.0); // side by side: the longest shard
+  EXPECT_DOUBLE_EQ(m["phase_seconds"]["torch"].get<double>(), 4.0); // each phase summed, fractions kept
+  EXPECT_DOUBLE_EQ(m["phase_seconds"]["culprits"].get<double>(), 0.5);
   ASSERT_EQ(m["findings"].size(), 1u);
   EXPECT_EQ(m["findings"][0]["hits"], 2);
   EXPECT_EQ(m["new_findings"], 1); // new in one shard is new

@@ -301,7 +301,7 @@ TEST(CulpritSignature, KeepsOnlyTheFeaturesOfTheCulpritsInputWithLevelsByWhatThe
                                                                      "in_dims>0@inner", "nested"}));
   EXPECT_EQ(culpritFeatures("hop:scan", f), (std::vector<std::string>{"in_dims>0@inner", "nested", "scan.xs:batched@inner"}));
   EXPECT_EQ(culpritFeatures("vmap:front-end", f),
-            (std::vector<std::string>{"chunk_size", "in_dims>0", "nested", "out_dims<0"}));
+            (std::vector<std::string>{"chunk_size", "in_dims>0", "out_dims<0"})); // nesting is incidental to it
   EXPECT_EQ(culpritFeatures("op:where", f), (std::vector<std::string>{"dtype=float"}));
   // One level or three: the predicate batched at the innermost level is the same feature.
   EXPECT_EQ(culpritFeatures("hop:cond", {"cond.predicate:batched@vmap"}), culpritFeatures("hop:cond", {"cond.predicate:batched@inner"}));
@@ -337,7 +337,10 @@ TEST(CulpritSignature, IncidentalDifferencesLeaveTheKey) {
   const std::string ka = culpritKey(mismatchIn("eager|cpu", {2, 3}, {3, 2}), a);
   EXPECT_EQ(ka, "eager|cpu|mismatch|culprit:vmap:front-end||out_dims<0,|silent");
   EXPECT_EQ(culpritKey(mismatchIn("eager|cpu", {2}, {2}), c), ka);
-  EXPECT_NE(culpritKey(mismatchIn("eager|cpu", {2}, {2}), b), ka); // nesting and a positive out_dim are the front end's input
+  // A positive out_dim too is the front end's input; the number of levels is not.
+  EXPECT_NE(culpritKey(mismatchIn("eager|cpu", {2}, {2}), b), ka);
+  Signature nestedOnly = localisedTo("vmap:front-end", {"nested", "out_dims<0@outer"});
+  EXPECT_EQ(culpritKey(mismatchIn("eager|cpu", {2}, {2}), nestedOnly), ka);
   // Not localised: the ablation's key stays.
   Signature none = a;
   none.culprits.culprits.clear();
@@ -378,4 +381,30 @@ TEST(CulpritSignature, AnErrorsClassIsItsExceptionAndFrameOrItsMessageFromCpp) {
   cpp.errorMessage = "Dimension out of range (expected to be in range of [-1, 0], but got 1)";
   EXPECT_EQ(culpritKey(cpp, s), "eager|cpu|batched-error|culprit:vmap:front-end|RuntimeError|" +
                                     normaliseMessage(cpp.errorMessage) + "|");
+}
+
+TEST(FailureClass, EveryMismatchIsSilentAndAnErrorIsItsExceptionAndFrame) {
+  // What shrinking keeps once the culprit is known: shape and values are one class...
+  const CaseResult shape = mismatchIn("direct|cpu", {2, 3}, {3, 2}), values = mismatchIn("direct|cpu", {2}, {2});
+  EXPECT_EQ(failureClass(shape), "direct|cpu|mismatch|silent");
+  EXPECT_TRUE(sameFailureClass(shape, values));
+  EXPECT_FALSE(failsTheSameWay(shape, values)); // the cheap key without a culprit tells them apart
+  // ...another system is not.
+  EXPECT_FALSE(sameFailureClass(shape, mismatchIn("eager|cpu", {2}, {2})));
+  // An error: its exception and raising frame; another message at the same frame is the same class.
+  CaseResult e;
+  e.verdict = Verdict::BatchedError;
+  e.system = *SystemId::parse("direct|cpu");
+  e.errorType = "ValueError";
+  e.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [1, 5]";
+  e.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 70, "
+                "in _validate_and_get_batch_size\n    raise ValueError(\n";
+  CaseResult again = e;
+  again.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [7]";
+  EXPECT_TRUE(sameFailureClass(e, again));
+  CaseResult elsewhere = e;
+  elsewhere.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/scan.py\", "
+                        "line 9, in _validate_input\n    raise ValueError(\n";
+  EXPECT_FALSE(sameFailureClass(e, elsewhere));
+  EXPECT_FALSE(sameFailureClass(e, values));
 }

@@ -115,6 +115,34 @@ TEST(Triage, ReportsAreGroupedPerRootCauseWithTheirHitsSummed) {
   EXPECT_EQ(md.find("`mismatch-a` | `mismatch-b`"), std::string::npos) << md;
 }
 
+TEST(Triage, ReportsAreGroupedPerCulprit) {
+  const std::string condA = "eager|cpu|mismatch|culprit:hop:cond||cond.predicate:batched@inner,|silent";
+  const std::string condB = "eager|cpu|batched-error|culprit:hop:cond|ValueError||_higher_order_ops/cond.py:cond_batch_rule";
+  std::vector<FiledReport> reports = {
+      {"r/mismatch-a", {{"signature", condA}, {"hits", 2}, {"status", "fixed"}}},
+      {"r/mismatch-a2", {{"signature", "direct|cpu" + condA.substr(9)}, {"hits", 1}}}, // one root cause in two modes
+      {"r/batched-error-b", {{"signature", condB}, {"hits", 4}}},
+      // Signed by its ablation (an older report), the culprit in its meta.json.
+      {"r/mismatch-c", {{"signature", kScan}, {"hits", 9}, {"culprits", {{"culprit", "hop:scan"}}}}},
+      {"r/batched-error-d", {{"signature", kDimRange}, {"hits", 50}, {"culprits", {{"culprit", nullptr}}}}},
+  };
+  auto g = groupByCulprit(reports);
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[0].culprit, "hop:scan"); // the most hit first...
+  EXPECT_EQ(g[1].culprit, "hop:cond");
+  EXPECT_EQ(g[1].reports, (std::vector<std::string>{"mismatch-a", "mismatch-a2", "batched-error-b"}));
+  EXPECT_EQ(g[1].rootCauses, 2u);
+  EXPECT_EQ(g[1].hits, 7);
+  EXPECT_EQ(g[1].open, 2);
+  EXPECT_EQ(g[2].culprit, ""); // ...the ones localised to none last, however often hit
+  const std::string md = reportsMarkdown(reports);
+  EXPECT_NE(md.find("## Reports per culprit"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `hop:cond` | the vmap rule of cond | 2 | `mismatch-a`, `mismatch-a2`, `batched-error-b` | 2 | 7 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| (not localised) |"), std::string::npos) << md;
+}
+
 TEST(Triage, ANewSignatureIsFiledWithItsClosestReports) {
   std::string dir = tempDir("closest");
   FindingStore store(dir);

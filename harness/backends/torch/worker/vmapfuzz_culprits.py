@@ -101,27 +101,71 @@ def _slicer(torch, flat, level):
     return lambda b: [p[0].select(p[1], b) if p else a for a, p in zip(flat, phys)]
 
 
-def _stacked(torch, outs, level):
+def _first_bdim(torch, flat, level):
+    """The physical batch dim of the first of `flat` batched at `level` (0 when none is)."""
+    from torch._C._functorch import maybe_get_bdim
+
+    return next((maybe_get_bdim(a) for a in flat if _at_level(torch, a, level)), 0)
+
+
+def _real_layout(torch, func, args, kwargs, level):
+    """The physical layout (sizes, strides, batch dim) of each tensor leaf of what the batching
+    under test gives for func(*args, **kwargs) at `level`; None for a leaf not batched there, and
+    None in all where that call raises (the rule's own error: the per-example loop stands alone)."""
+    import torch.utils._pytree as pytree
+    from torch._C._functorch import get_unwrapped, maybe_get_bdim
+
+    try:
+        real = pytree.tree_leaves(func(*args, **kwargs))
+        return [(tuple(get_unwrapped(t).size()), tuple(get_unwrapped(t).stride()), maybe_get_bdim(t))
+                if _at_level(torch, t, level) else None for t in real]
+    except Exception:  # noqa: BLE001 - any failure of the real call: no layout to copy
+        return None
+
+
+def _with_strides(t, stride):
+    """`t`'s values laid out with the order of `stride` (outermost dim first), dense: what a
+    permute, contiguous and permute back give; differentiable and batchable."""
+    order = sorted(range(t.dim()), key=lambda i: -stride[i])
+    back = [order.index(i) for i in range(t.dim())]
+    return t.permute(order).contiguous().permute(back)
+
+
+def _stacked(torch, outs, level, bdim=0, like=None):
     """The outputs of each example (one pytree structure) as one output batched at `level`: each
-    tensor leaf stacked along dim 0 (call this under interpreter.lower(), where the examples live)
-    and given back a batch dim at 0 by the returned function (call that at `level`). A non-tensor
-    leaf is the first example's; it must be the same in all."""
+    tensor leaf stacked along dim `bdim` (the last dim where an example has fewer; call this
+    under interpreter.lower(), where the examples live) and given back a batch dim there by the
+    returned function (call that at `level`). A non-tensor leaf is the first example's; it must be
+    the same in all. Where the batch dim sits and the strides change no value, only the layout
+    that the rules after this one see: `like` (_real_layout), where given and of the same shape,
+    is the layout the batching under test gave, copied so that swapping an op changes its
+    computation and nothing else; otherwise the batch dim of its first batched input (as ATen's
+    own rules mostly keep it)."""
     import torch.utils._pytree as pytree
     from torch._C._functorch import _add_batch_dim
 
     flat = [pytree.tree_flatten(o) for o in outs]
     leaves = []
-    for column in zip(*(f for f, _ in flat)):
+    for i, column in enumerate(zip(*(f for f, _ in flat))):
         if isinstance(column[0], torch.Tensor):
-            leaves.append(torch.stack(column))
+            layout = like[i] if like is not None and i < len(like) else None
+            if layout is not None and 0 <= layout[2] <= column[0].dim():
+                t = torch.stack(column, dim=layout[2])
+                if tuple(t.size()) == layout[0]:
+                    try:
+                        leaves.append((_with_strides(t, layout[1]), layout[2]))
+                        continue
+                    except Exception:  # noqa: BLE001 - a layout the examples cannot take: stacked as is
+                        pass
+            d = min(bdim, column[0].dim())
+            leaves.append((torch.stack(column, dim=d), d))
         elif any(c != column[0] for c in column):
             raise RuntimeError(f"per-example swap: a non-tensor output differs between examples: {column!r}")
         else:
-            leaves.append(column[0])
+            leaves.append((column[0], None))
 
     def batched():
-        return pytree.tree_unflatten([_add_batch_dim(t, 0, level) if isinstance(t, torch.Tensor) else t
-                                      for t in leaves], flat[0][1])
+        return pytree.tree_unflatten([t if d is None else _add_batch_dim(t, d, level) for t, d in leaves], flat[0][1])
 
     return batched
 
@@ -355,12 +399,13 @@ def per_example_call(torch, func, args, kwargs):
                 a, k = pytree.tree_unflatten(example(b), spec)
                 per_example_call(torch, func, a, k)
         return None if name == "__setitem__" else args[0]
+    like = _real_layout(torch, func, args, kwargs, level)
     with interpreter.lower():
         outs = []
         for b in range(size):
             a, k = pytree.tree_unflatten(example(b), spec)
             outs.append(per_example_call(torch, func, a, k))
-        batched = _stacked(torch, outs, level)
+        batched = _stacked(torch, outs, level, _first_bdim(torch, flat, level), like)
     return batched()
 
 

@@ -1,0 +1,34 @@
+#include "harness/report/shrink_finding.h"
+
+#include <chrono>
+
+#include "harness/backends/backend.h"
+#include "harness/report/signature.h"
+
+namespace vf {
+
+bool failsWithCulprit(const Case &cand, const CaseResult &found, Runner &runner, const std::string &culprit) {
+  const Prepared p = runner.prepare(cand);
+  if (!sameFailureClass(found, runner.run(cand, p))) return false;
+  const SwapScope swapped(runner.backend(), {culprit});
+  return runner.run(cand, p).verdict == Verdict::Pass;
+}
+
+FindingShrink shrinkFinding(const Case &c, const CaseResult &found, Runner &runner, int culpritRuns, int maxAttempts,
+                            const std::function<bool()> &more) {
+  FindingShrink out;
+  if (culpritRuns > 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    out.before = findCulprits(c, found, runner, culpritRuns);
+    out.before.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  out.culprit = out.before.culprit();
+  out.shrunk = shrinkCase(c, [&](const Case &cand) {
+    if (more && !more()) return false;
+    if (!out.culprit.empty()) return failsWithCulprit(cand, found, runner, out.culprit);
+    return failsTheSameWay(found, runner.run(cand));
+  }, &out.stats, maxAttempts);
+  return out;
+}
+
+} // namespace vf
