@@ -18,7 +18,7 @@ if [ $# -eq 0 ]; then
   set -- $(python3 "$faults_py" | awk -F'\t' '$2 !~ /^Gradient modes only/ && $3 != "" {print $1}')
 fi
 mkdir -p "$out"
-echo "| fault | planted in | signatures of the fault | culprits named | torch's own (pass without it) |"
+echo "| fault | planted in | signatures of the fault | culprits named | torch's own (fail without it) |"
 echo "| --- | --- | ---: | --- | ---: |"
 total=0; n=0
 for fault in "$@"; do
