@@ -102,9 +102,10 @@ private:
   /// Which component the detecting case needs, with the fault planted (the shrunk case re-run:
   /// localisation compares with how it fails now).
   void localise(const Case &shrunk, const CaseResult &found) {
+    const auto t = std::chrono::steady_clock::now();
     const CaseResult now = faulty_.run(shrunk);
-    if (now.verdict != found.verdict) return; // flaky: nothing to localise
-    res_.culprits = findCulprits(shrunk, now, faulty_, opt_.culpritRuns);
+    if (now.verdict == found.verdict) res_.culprits = findCulprits(shrunk, now, faulty_, opt_.culpritRuns); // else flaky
+    res_.phases.culprits += since(t);
   }
 
   /// Shrinking keeps what makes it a detection: a finding with the fault, a pass without.

@@ -87,7 +87,7 @@ void report(const SelftestFlags &f, const std::vector<FaultResult> &results) {
   PhaseTimes all;
   double wall = 0;
   for (const auto &r : results) {
-    wall += r.seconds + r.shrinkSeconds;
+    wall += r.seconds + r.shrinkSeconds + r.phases.culprits;
     all += r.phases;
   }
   all.print(std::cerr, wall);
