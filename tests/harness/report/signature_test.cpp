@@ -318,6 +318,18 @@ CaseResult mismatchIn(const std::string &system, std::vector<int64_t> expected, 
   return r;
 }
 
+/// A batched error raised in torch's Python, by vmap's front end checking batch sizes.
+CaseResult frontEndError(const std::string &system) {
+  CaseResult r;
+  r.verdict = Verdict::BatchedError;
+  r.system = *SystemId::parse(system);
+  r.errorType = "ValueError";
+  r.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [1, 5]";
+  r.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 70, "
+                "in _validate_and_get_batch_size\n    raise ValueError(\n";
+  return r;
+}
+
 Signature localisedTo(const std::string &culprit, std::vector<std::string> features) {
   Signature s;
   s.key = "the ablation's key";
@@ -363,13 +375,7 @@ TEST(CulpritSignature, TwoSilentBugsInOneRuleStayTwoAndAnotherRuleIsAnotherKey) 
 }
 
 TEST(CulpritSignature, AnErrorsClassIsItsExceptionAndFrameOrItsMessageFromCpp) {
-  CaseResult py;
-  py.verdict = Verdict::BatchedError;
-  py.system = *SystemId::parse("eager|cpu");
-  py.errorType = "ValueError";
-  py.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [1, 5]";
-  py.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 70, "
-                 "in _validate_and_get_batch_size\n    raise ValueError(\n";
+  const CaseResult py = frontEndError("eager|cpu");
   Signature s = localisedTo("vmap:front-end", {});
   EXPECT_EQ(culpritKey(py, s), "eager|cpu|batched-error|culprit:vmap:front-end|ValueError||_functorch/vmap.py:_validate_and_get_batch_size");
   CaseResult other = py; // another message raised at the same frame: the same class
@@ -392,13 +398,7 @@ TEST(FailureClass, EveryMismatchIsSilentAndAnErrorIsItsExceptionAndFrame) {
   // ...another system is not.
   EXPECT_FALSE(sameFailureClass(shape, mismatchIn("eager|cpu", {2}, {2})));
   // An error: its exception and raising frame; another message at the same frame is the same class.
-  CaseResult e;
-  e.verdict = Verdict::BatchedError;
-  e.system = *SystemId::parse("direct|cpu");
-  e.errorType = "ValueError";
-  e.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [1, 5]";
-  e.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 70, "
-                "in _validate_and_get_batch_size\n    raise ValueError(\n";
+  const CaseResult e = frontEndError("direct|cpu");
   CaseResult again = e;
   again.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [7]";
   EXPECT_TRUE(sameFailureClass(e, again));
