@@ -9,12 +9,14 @@ For each report folder (REPORTS, default reports/) it reads what the replay file
 (the finding of the mode the report was filed from) and, where the signature differs, makes the
 new one the folder's "signature", appends the old one to "aliases", and records the "culprits".
 Two folders whose new signatures are equal are one root cause: the later one (by name) is merged
-into the first (its signature and aliases become the first's aliases, its folder stays with
-"merged_into" set, and is no longer loaded as a report of its own). Prints one line per folder.
+into the first: its signature and aliases become the first's aliases, and its folder, with
+"merged_into" set, moves into the first's `also/` (kept whole, its repro.py another example of
+the root cause, and no longer loaded as a report of its own). Prints one line per folder.
 Run it again after a change of the signature scheme; it changes nothing where nothing changed."""
 import glob
 import json
 import os
+import shutil
 import sys
 
 
@@ -48,7 +50,12 @@ def main(out, reports):
                 if a not in target.setdefault("aliases", []) and a != target["signature"]:
                     target["aliases"].append(a)
             write(target_path, target)
+            write(path, meta)
+            also = os.path.join(reports, first[sig], "also")
+            os.makedirs(also, exist_ok=True)
+            shutil.move(os.path.dirname(path), os.path.join(also, name))
             print(f"{name}: merged into {first[sig]} (one root cause: {sig})")
+            continue
         elif sig != old:
             if old not in aliases:
                 aliases.append(old)

@@ -26,7 +26,7 @@ std::vector<Replayed> replayCase(const Case &c, const RunnerSet &runners, Findin
         Signature full = findingSignature(c, filed, runnerFor(runners, filed.system, *runner));
         if (isFinding(r.result.verdict)) {
           full.culprits = culpritsOf(c, r.result, *runner, runners, CampaignOptions{}.culpritRuns);
-          applyCulprit(full, filed);
+          signByCulprit(full, c, filed, runnerFor(runners, filed.system, *runner));
         }
         r.filed = store->record(c, filed, replayCommand(runFlags, filed.system, file), "", full);
       }

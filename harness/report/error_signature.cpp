@@ -1,5 +1,6 @@
 #include "harness/report/error_signature.h"
 
+#include <optional>
 #include <regex>
 #include <set>
 #include <vector>
@@ -112,45 +113,75 @@ std::string normaliseMessage(const std::string &msg) {
   return first.substr(0, 240);
 }
 
-std::string raisingFrame(const std::string &traceback, bool wrapped) {
-  struct Frame {
-    std::string path, func, source;
-    bool userCode; // in dynamo's "from user code:" part
-  };
-  std::vector<Frame> frames;
+namespace {
+
+struct Frame {
+  std::string path, func, source;
+  bool userCode; // in dynamo's "from user code:" part
+};
+
+/// The innermost frame of the error: in the traceback proper for a plain error; for one dynamo
+/// wrapped, whose own raise is dynamo's, in "from user code:" (where dynamo shows the cause's
+/// frames at all). nullopt when there is none.
+std::optional<Frame> innermostFrame(const std::string &traceback, bool wrapped) {
   static const std::regex fileLine(R"re(^\s*File "([^"]+)", line [0-9]+, in (\S+))re");
-  bool userCode = false;
-  size_t start = 0;
   std::vector<std::string> lines;
-  while (start <= traceback.size()) {
+  for (size_t start = 0; start <= traceback.size();) {
     size_t end = traceback.find('\n', start);
     if (end == std::string::npos) end = traceback.size();
     lines.push_back(traceback.substr(start, end - start));
     start = end + 1;
   }
+  std::optional<Frame> inner;
+  bool userCode = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].find("from user code:") != std::string::npos) userCode = true;
     std::smatch m;
     if (!std::regex_search(lines[i], m, fileLine)) continue;
     Frame f{m[1].str(), m[2].str(), "", userCode};
     if (i + 1 < lines.size() && !std::regex_search(lines[i + 1], fileLine)) f.source = firstLine(lines[i + 1]);
-    frames.push_back(f);
+    if (f.userCode == wrapped) inner = f;
   }
-  // A wrapped error's own raise is dynamo's; the cause's frames, where dynamo shows them at
-  // all, are in "from user code:". A plain error's are in the traceback proper.
-  const Frame *inner = nullptr;
-  for (const auto &f : frames)
-    if (f.userCode == wrapped) inner = &f;
-  if (!inner) return "";
-  size_t t = inner->path.rfind("/torch/");
-  if (t == std::string::npos) return "";
-  if (inner->source.rfind("raise", 0) != 0 && inner->source.rfind("assert", 0) != 0) return "";
-  // A re-raise (`raise`, `raise e`, `raise e.with_traceback(None)`: fx's GraphModule.__call__
-  // passes on what ATen raised; dynamo's compile_wrapper spreads `raise e.with_traceback(` over
-  // lines) is not where the error comes from: no frame, as for an error raised in C++.
+  return inner;
+}
+
+/// "path/relative/to/torch.py:function", or "" outside torch.
+std::string torchFrameName(const Frame &f) {
+  const size_t t = f.path.rfind("/torch/");
+  return t == std::string::npos ? "" : f.path.substr(t + 7) + ":" + f.func;
+}
+
+/// A re-raise (`raise`, `raise e`, `raise e.with_traceback(None)`: fx's GraphModule.__call__
+/// passes on what ATen raised; dynamo's compile_wrapper spreads `raise e.with_traceback(` over
+/// lines) is not where the error comes from.
+bool reraises(const Frame &f) {
   static const std::regex reraise(R"re(^raise(\s+[A-Za-z_][A-Za-z_0-9]*(\.with_traceback\(.*)?)?\s*(#.*)?$)re");
-  if (std::regex_match(inner->source, reraise)) return "";
-  return inner->path.substr(t + 7) + ":" + inner->func;
+  return std::regex_match(f.source, reraise);
+}
+
+bool raises(const Frame &f) { return f.source.rfind("raise", 0) == 0 || f.source.rfind("assert", 0) == 0; }
+
+} // namespace
+
+std::string raisingFrame(const std::string &traceback, bool wrapped) {
+  const auto inner = innermostFrame(traceback, wrapped);
+  if (!inner || !raises(*inner) || reraises(*inner)) return "";
+  return torchFrameName(*inner);
+}
+
+std::string errorSite(const std::string &traceback, bool wrapped) {
+  const auto inner = innermostFrame(traceback, wrapped);
+  if (!inner) return "";
+  if (raises(*inner) && !reraises(*inner) && !torchFrameName(*inner).empty()) return torchFrameName(*inner);
+  // dynamo shows only the user code's frames of what it wrapped: the innermost is the call it
+  // was tracing (cond's `_cond_op_wrapper` calling cond_op, say), not where the error came from.
+  if (wrapped) return "hidden by dynamo";
+  // Raised in C++. A call from torch's own Python (vmap's chunking, a rule's helper) names
+  // that function; one from the program, or passed on by the fx GraphModule that runs a traced
+  // body of it, is "the program": which of its ops met the bad input first is incidental.
+  const std::string name = torchFrameName(*inner);
+  if (name.empty() || reraises(*inner) || name.rfind("fx/graph_module.py:", 0) == 0) return "c++ from the program";
+  return "c++ from " + name;
 }
 
 std::string errorSignature(const std::string &type, const std::string &message, const std::string &traceback) {

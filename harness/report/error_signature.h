@@ -32,6 +32,15 @@ std::string normaliseMessage(const std::string &message);
 /// has the same frame however it was wrapped.
 std::string raisingFrame(const std::string &traceback, bool wrapped);
 
+/// Where an error comes from, for its failure class (issue 27): the raising frame where torch's
+/// Python raised it; for an error raised in C++, the torch function that called into C++
+/// ("c++ from _functorch/vmap.py:_flatten_chunks_output"), or "c++ from the program" when the
+/// call was the program's own (directly, or through the fx GraphModule of a traced body): which
+/// op of the program a wrong batch dim reaches first is incidental. "hidden by dynamo" for an
+/// error dynamo wrapped whose user-code frames end in a call (the call it traced, not where the
+/// error came from); "" without a Python traceback.
+std::string errorSite(const std::string &traceback, bool wrapped);
+
 /// "InnerType|normalised message|frame".
 std::string errorSignature(const std::string &type, const std::string &message, const std::string &traceback);
 

@@ -102,15 +102,20 @@ namespace {
 
 /// One root cause (triage.h) as a table cell: what it is, without mode and device.
 std::string rootCauseText(const SignatureParts &p) {
-  std::string t;
+  std::string t, feats;
+  for (const auto &f : p.features) feats += (feats.empty() ? "" : ", ") + f;
+  const std::string needs = feats.empty() ? "" : "; needs " + feats;
   if (p.verdict == "mismatch") {
-    std::string cons, feats;
+    std::string cons;
     for (const auto &c : p.constructs) cons += (cons.empty() ? "" : ", ") + c;
-    for (const auto &f : p.features) feats += (feats.empty() ? "" : ", ") + f;
-    t = (cons.empty() ? std::string("no construct") : cons) + (feats.empty() ? "" : "; needs " + feats) +
-        (p.kind.empty() ? "" : "; " + p.kind);
+    // A culprit key names no constructs: the culprit says where.
+    const std::string what = !p.culprit.empty() ? "`" + p.culprit + "`" : cons.empty() ? std::string("no construct") : cons;
+    t = what + needs + (p.kind.empty() ? "" : "; " + p.kind);
+  } else if (!p.culprit.empty() && p.errorType == "error") { // a culprit key's class (signature.h)
+    t = "`" + p.culprit + "`" + (p.frame == "elsewhere" ? " hands on a wrong value and something after it raises"
+                                                        : " raises in " + p.frame) + needs;
   } else {
-    t = p.errorType + (p.frame.empty() ? "" : " at " + p.frame) + (p.message.empty() ? "" : ": " + p.message);
+    t = p.errorType + (p.frame.empty() ? "" : " at " + p.frame) + (p.message.empty() ? "" : ": " + p.message) + needs;
   }
   if (t.size() > 160) t = t.substr(0, 157) + "...";
   for (auto &ch : t)

@@ -80,7 +80,8 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
     if (opt_.culpritRuns > 0 && isFinding(confirmed.verdict)) {
       full.culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
       rep.culpritSeconds += full.culprits.seconds;
-      applyCulprit(full, filedResult); // one signature per root cause: the culprit's
+      // One signature per root cause: the culprit's (an error's essential features ablated).
+      signByCulprit(full, filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
     }
   }
   record(filed, filedResult, r, a, note, full, origin, rep);
@@ -181,7 +182,9 @@ double FilingPipeline::checksCost(const CaseResult &r, const RunnerSet &job, con
   const double pub = publicRunner ? budget.runCost(publicRunner->backend().id()) : 0.0;
   // Culprit localisation: a run per component, typically a handful (the cap is rarely reached).
   const double culprits = std::min(opt_.culpritRuns, 8) * own;
-  return own + pub + culprits + (r.verdict == Verdict::Mismatch ? opt_.ablationProbes * std::max(own, pub) : 0.0);
+  // The ablation: a mismatch's always, an error's where it is localised (signByCulprit).
+  const bool ablated = r.verdict == Verdict::Mismatch || opt_.culpritRuns > 0;
+  return own + pub + culprits + (ablated ? opt_.ablationProbes * std::max(own, pub) : 0.0);
 }
 
 bool FilingPipeline::knownHit(const std::string &sig, const CaseResult &r) {

@@ -155,10 +155,16 @@ std::string reportMarkdown(const Filing &f) {
     md << "Culprit, by experiment (" << sig.culprits.runs << (sig.culprits.runs == 1 ? " run" : " runs") << "): "
        << sig.culprits.sentence() << ".\n\n";
   // The root cause: what the failure needs, found by ablation.
-  if (!sig.essential.empty())
+  if (!sig.essential.empty()) {
     md << "Root cause, by ablation (" << sig.probes << (sig.probes == 1 ? " run" : " runs")
-       << ", each with one feature of the batching changed): it " << sig.essential << ". The " << differenceKind(r, false) << " of "
-       << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs") << " differs.\n\n";
+       << ", each with one feature of the batching changed): it " << sig.essential << ".";
+    if (r.verdict == Verdict::Mismatch)
+      md << " The " << differenceKind(r, false) << " of " << (differenceKind(r, true).ends_with(":all") ? "every output" : "some outputs")
+         << " differs.";
+    else
+      md << " The error's class (its exception and where it is raised) is what the ablation kept.";
+    md << "\n\n";
+  }
   if (!sig.frame.empty()) md << "Raised in torch at `" << sig.frame << "`.\n\n";
   // A gradient mode's outputs are the gradients of the floating inputs, named by input.
   const bool grad = r.system.exec.gradient();

@@ -9,7 +9,7 @@ namespace vf {
 
 bool failsWithCulprit(const Case &cand, const CaseResult &found, Runner &runner, const std::string &culprit) {
   const Prepared p = runner.prepare(cand);
-  if (!sameFailureClass(found, runner.run(cand, p))) return false;
+  if (!sameFailureClass(found, runner.run(cand, p), culprit)) return false;
   const SwapScope swapped(runner.backend(), {culprit});
   return runner.run(cand, p).verdict == Verdict::Pass;
 }

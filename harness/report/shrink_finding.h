@@ -3,7 +3,7 @@
 ///
 /// The finding's culprit is localised first (culprit.h), on the case as found. Where one
 /// component is the culprit, a candidate is kept when it fails in the same failure class
-/// (signature.h: an error's exception and frame, or any silent wrong result) and passes with that
+/// (signature.h: an error raised by the culprit's own function or "elsewhere", or any silent wrong result) and passes with that
 /// component swapped for its per-example loop: the shrink keeps the culprit and the failure
 /// class, and moves freely between incidental variants (shape or values, one level or two, the
 /// message an error happens to carry). Where no single component is the culprit, a candidate is

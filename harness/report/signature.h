@@ -70,22 +70,37 @@ std::string constructList(const Case &c);
 std::vector<std::string> culpritFeatures(const std::string &culprit, const std::vector<std::string> &features);
 
 /// A failure's class, what shrinking keeps once the culprit is known (issue 27): mode and device,
-/// verdict, and for an error its innermost exception and raising frame (its normalised message
-/// where the frame is unknown); every mismatch is one class, "silent" (shape or values, which
-/// outputs and how many levels are incidental variants that shrinking may move between).
-std::string failureClass(const CaseResult &r);
+/// verdict, and for an error where it comes from relative to `culprit`: the culprit's function
+/// that raised it ("error||_functorch/vmap.py:_validate_and_get_batch_size", by a Python raise or
+/// in C++ it called), or "error||elsewhere" where the culprit handed a wrong value on and whatever
+/// met it first raised (incidental, as which output differs is for a mismatch); for the public
+/// API's tracing (`dynamo:MODE`) the error signature's exception, message and frame; without a
+/// culprit its innermost exception and site ("TYPE||SITE", errorSite). Every mismatch is
+/// one class, "silent" (shape or values, which outputs and how many levels are incidental
+/// variants that shrinking may move between).
+std::string failureClass(const CaseResult &r, const std::string &culprit = "");
 /// `now` fails in the class `found` did.
-bool sameFailureClass(const CaseResult &found, const CaseResult &now);
+bool sameFailureClass(const CaseResult &found, const CaseResult &now, const std::string &culprit = "");
 
 /// The signature of a finding localised to one culprit (issue 27): what the failure needs, not
 /// what the program happens to hold. "SYSTEM|mismatch|culprit:C||FEATURES|silent" for a silent
 /// wrong result (the constructs the case kept and the kind of difference left out), and
-/// "SYSTEM|VERDICT|culprit:C|TYPE|MESSAGE|FRAME" for an error, where the message is left out
-/// when torch's Python raised it at FRAME (the failure class is the exception and its frame)
-/// and kept, normalised, when it came from C++. "" when `s.culprits` names no single culprit.
+/// "SYSTEM|VERDICT|culprit:C|FEATURES|CLASS" for an error: its essential features (the same
+/// filter; "" before they are ablated) and its failure class relative to the culprit
+/// ("error||FUNCTION" raised by the culprit's own code, "error||elsewhere" raised by what met
+/// its wrong value; "TYPE|MESSAGE|" without a Python traceback).
+/// "" when `s.culprits` names no single culprit.
 std::string culpritKey(const CaseResult &r, const Signature &s);
 
 /// `s.key` becomes culpritKey where `s.culprits` names one culprit (the ablation's key otherwise).
 void applyCulprit(Signature &s, const CaseResult &r);
+
+/// `applyCulprit` after the essential features of an error localised to one culprit are ablated
+/// through `runner` (at most `maxProbes` runs; a feature is essential when changing it ends the
+/// error, as the mismatch's ablation asks: `failsTheSameWay`): an error's class is coarse (where
+/// it comes from relative to the culprit), and what of the culprit's input it needs tells two
+/// bugs of one rule apart, as it does for silent ones. A mismatch keeps the features
+/// `findingSignature` ablated.
+void signByCulprit(Signature &s, const Case &c, const CaseResult &r, Runner &runner, int maxProbes = 32);
 
 } // namespace vf

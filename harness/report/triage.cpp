@@ -151,6 +151,11 @@ SignatureParts parseSignature(const std::string &key) {
     if (rest.size() > 2) p.kind = rest[2];
     return p;
   }
+  // A culprit key's features come first ("" or "a,b,"; an exception's name is neither).
+  if (!p.culprit.empty() && rest.size() > 3 && (rest[0].empty() || rest[0].back() == ',')) {
+    p.features = listOf(rest[0]);
+    rest.erase(rest.begin());
+  }
   if (!rest.empty()) p.errorType = rest[0];
   if (rest.size() == 2) p.message = rest[1];
   if (rest.size() > 2) {

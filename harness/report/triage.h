@@ -17,7 +17,7 @@ struct SignatureParts {
   std::string culprit; ///< a culprit signature's component ("hop:cond"), "" in an ablation signature
   // An error's parts.
   std::string errorType, message, frame;
-  // A mismatch's parts.
+  // A mismatch's parts (features: an error's too, in a culprit key).
   std::vector<std::string> constructs, features;
   std::string kind; ///< "values:all", "shape:some", ...
 };

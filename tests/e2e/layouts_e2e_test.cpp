@@ -18,7 +18,7 @@ namespace {
 
 // Three levels (sizes 2, 3, 2), every layout, randomness set at two levels; %1 is batched at
 // the outer level only. (Straight-line: a cond capturing values batched at different levels
-// hits a filed torch bug, reports/batched-error-febce9be.)
+// hits a filed torch bug, reports/batched-error-c190b0ba/also/batched-error-febce9be.)
 const char *kLayouts = R"(vmap size=2 in_dims=(0,0,None,0) out_dims=(0) randomness=same
 vmap size=3 in_dims=(-1,None,0,1) out_dims=(-1) chunk_size=2 randomness=different
 vmap size=2 in_dims=(1,None,None,0) out_dims=(0)

@@ -28,7 +28,7 @@ func(%0: f32[3], %1: f32[3]) {
 // accumulates over the steps and is returned, and read after the scan. Its initial value adds an
 // exact zero computed from %0, so it is batched wherever the update is (vmap's in-place rule).
 // The carry starts batched (an unbatched one that the steps batch meets a filed scan bug,
-// reports/batched-error-810cf0d1).
+// reports/batched-error-3ad5105a/also/batched-error-810cf0d1).
 inline const char *kScanBuffer = R"(vmap size=3 in_dims=(0,None) out_dims=(0,1,0)
 data_seed 11
 func(%0: f32[4,2], %1: f32[2]) {

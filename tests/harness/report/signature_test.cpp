@@ -35,7 +35,7 @@ const char *kUncaptured =
     "raised exception ValueError('treespec.unflatten(leaves): `leaves` has length 1 but the spec refers to a pytree that "
     "holds 2 items (TreeSpec(tuple, None, [*,\\n  *])).')\n  Higher Order Operator: torch.cond\n";
 
-// reports/batched-error-aa54ccfc's traceback: the cause's frames in "from user code:".
+// reports/batched-error-04404d75/also/batched-error-aa54ccfc's traceback: the cause's frames in "from user code:".
 const char *kUncapturedTraceback =
     "Traceback (most recent call last):\n"
     "  File \"/usr/lib/python3/dist-packages/torch/_dynamo/eval_frame.py\", line 1272, in compile_wrapper\n"
@@ -49,7 +49,7 @@ const char *kUncapturedTraceback =
     "  File \"/usr/lib/python3/dist-packages/torch/utils/_pytree.py\", line 1315, in unflatten\n"
     "    raise ValueError(\n";
 
-// reports/batched-error-810cf0d1's traceback (end): a C++ op called from torch's Python code.
+// reports/batched-error-3ad5105a/also/batched-error-810cf0d1's traceback (end): a C++ op called from torch's Python code.
 const char *kCppTraceback =
     "Traceback (most recent call last):\n"
     "  File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/cond.py\", line 779, in cond_batch_rule\n"
@@ -148,6 +148,47 @@ TEST(ErrorSignature, TheFrameThatRaisedIt) {
   EXPECT_EQ(raisingFrame(fresh, false), "fx/graph_module.py:__call__");
   // The frames make two errors with one message two signatures.
   EXPECT_NE(errorSignature("ValueError", "x", kPythonRaise), errorSignature("ValueError", "x", ""));
+}
+
+TEST(ErrorSignature, WhereAnErrorComesFrom) {
+  // Raised in torch's Python: the raising frame, as raisingFrame.
+  EXPECT_EQ(errorSite(kPythonRaise, false), "_functorch/vmap.py:_validate_and_get_batch_size");
+  EXPECT_EQ(errorSite(kUncapturedTraceback, true), "utils/_pytree.py:unflatten");
+  // Raised in C++ from a function of torch's own (here the per-example function of cond's rule).
+  EXPECT_EQ(errorSite(kCppTraceback, false), "c++ from _higher_order_ops/cond.py:fn");
+  // Raised in C++ from the program, called directly or through the GraphModule of a traced body.
+  const std::string program = "Traceback (most recent call last):\n  File \"<vmapfuzz-case-3>\", line 7, in program\n"
+                              "    %5 = torch.select(x, 1, 0)\n";
+  EXPECT_EQ(errorSite(program, false), "c++ from the program");
+  const std::string viaFx = "Traceback (most recent call last):\n"
+                            "  File \"/usr/lib/python3/dist-packages/torch/fx/graph_module.py\", line 1007, in call_wrapped\n"
+                            "    return self._wrapped_call(self, *args, **kwargs)\n"
+                            "  File \"/usr/lib/python3/dist-packages/torch/fx/graph_module.py\", line 512, in __call__\n"
+                            "    raise e.with_traceback(None)  # noqa: B904\n";
+  EXPECT_EQ(errorSite(viaFx, false), "c++ from the program");
+  EXPECT_EQ(errorSite("", false), ""); // the libtorch backend: no Python traceback
+  // dynamo wrapped it and shows the user code's frames only, ending in the call it traced.
+  const std::string hidden = "torch._dynamo.exc.TorchRuntimeError: RuntimeError when making fake tensor call\n\nfrom user code:\n"
+                             "   File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/cond.py\", line 241, in _cond_op_wrapper\n"
+                             "    return cond_op(pred, true_fn, false_fn, operands)\n";
+  EXPECT_EQ(errorSite(hidden, true), "hidden by dynamo");
+}
+
+TEST(CulpritSignature, AnErrorHiddenByDynamoIsNotTheCulpritsOwnAndTheTracingKeepsItsMessages) {
+  CaseResult r;
+  r.verdict = Verdict::BatchedError;
+  r.system = *SystemId::parse("eager|cpu");
+  r.errorType = "torch._dynamo.exc.TorchRuntimeError";
+  r.errorMessage = "RuntimeError when making fake tensor call got RuntimeError('vmap: Expected at least one Tensor to vmap over')";
+  r.traceback = "from user code:\n   File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/cond.py\", line 241, in "
+                "_cond_op_wrapper\n    return cond_op(pred, true_fn, false_fn, operands)\n";
+  // The frame shown is cond's wrapper calling the op it traced: not cond's rule raising.
+  EXPECT_EQ(failureClass(r, "hop:cond"), "eager|cpu|batched-error|error||elsewhere");
+  // The public API's tracing as the culprit: two of its errors are told apart by what they say.
+  CaseResult other = r;
+  other.errorMessage = "RuntimeError when making fake tensor call got RuntimeError('The sorted order of strides of the two branches')";
+  EXPECT_FALSE(sameFailureClass(r, other, "dynamo:eager"));
+  EXPECT_TRUE(sameFailureClass(r, other, "hop:cond"));
 }
 
 namespace {
@@ -374,19 +415,48 @@ TEST(CulpritSignature, TwoSilentBugsInOneRuleStayTwoAndAnotherRuleIsAnotherKey) 
   EXPECT_EQ(parseSignature(swapped).features, (std::vector<std::string>{"cond.predicate:batched@inner"}));
 }
 
-TEST(CulpritSignature, AnErrorsClassIsItsExceptionAndFrameOrItsMessageFromCpp) {
+TEST(CulpritSignature, AnErrorsClassIsItsExceptionAndWhereItComesFrom) {
   const CaseResult py = frontEndError("eager|cpu");
   Signature s = localisedTo("vmap:front-end", {});
-  EXPECT_EQ(culpritKey(py, s), "eager|cpu|batched-error|culprit:vmap:front-end|ValueError||_functorch/vmap.py:_validate_and_get_batch_size");
+  EXPECT_EQ(culpritKey(py, s), "eager|cpu|batched-error|culprit:vmap:front-end||error||_functorch/vmap.py:_validate_and_get_batch_size");
+  // An out-of-range size in C++ called from the same check is the same place.
+  CaseResult sized = py;
+  sized.errorType = "IndexError";
+  sized.errorMessage = "Dimension out of range (expected to be in range of [-2, 1], but got -3)";
+  sized.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_functorch/vmap.py\", line 64, "
+                    "in _validate_and_get_batch_size\n    batch_sizes = [arg.size(in_dim)\n";
+  EXPECT_EQ(culpritKey(sized, s), culpritKey(py, s));
   CaseResult other = py; // another message raised at the same frame: the same class
   other.errorMessage = "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes [2, 3, 4]";
   EXPECT_EQ(culpritKey(other, s), culpritKey(py, s));
-  CaseResult cpp = py; // raised in C++: no frame, so the normalised message tells classes apart
+  // Raised by what met the culprit's wrong value (an op of the program, another rule): whichever
+  // it reached first, and whatever that raises, is one class (vmap-negative-in-dim's 17 messages
+  // were 17 signatures).
+  CaseResult cpp = py;
   cpp.traceback = "Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n    torch.sum(x, -1)\n";
   cpp.errorType = "RuntimeError";
   cpp.errorMessage = "Dimension out of range (expected to be in range of [-1, 0], but got 1)";
-  EXPECT_EQ(culpritKey(cpp, s), "eager|cpu|batched-error|culprit:vmap:front-end|RuntimeError|" +
-                                    normaliseMessage(cpp.errorMessage) + "|");
+  EXPECT_EQ(culpritKey(cpp, s), "eager|cpu|batched-error|culprit:vmap:front-end||error||elsewhere");
+  CaseResult select = cpp;
+  select.errorType = "IndexError";
+  select.errorMessage = "select(): index -3 out of range for tensor of size [2] at dimension 0";
+  EXPECT_EQ(culpritKey(select, s), culpritKey(cpp, s));
+  CaseResult inScan = py;
+  inScan.traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/torch/_higher_order_ops/scan.py\", "
+                     "line 9, in _validate_input\n    raise RuntimeError(\n";
+  EXPECT_EQ(culpritKey(inScan, s), culpritKey(cpp, s));
+  // ...but the same error raised by scan's rule, when scan's rule is the culprit, is its own.
+  EXPECT_EQ(culpritKey(inScan, localisedTo("hop:scan", {})),
+            "eager|cpu|batched-error|culprit:hop:scan||error||_higher_order_ops/scan.py:_validate_input");
+  // An op's rule raises in C++ where the program called it: never told from what met it later.
+  EXPECT_EQ(culpritKey(cpp, localisedTo("op:sum", {})), "eager|cpu|batched-error|culprit:op:sum||error||elsewhere");
+  // What of the culprit's input the error needs tells two errors of one rule apart.
+  EXPECT_NE(culpritKey(cpp, localisedTo("vmap:front-end", {"in_dims<0@vmap"})), culpritKey(cpp, s));
+  // Without a Python traceback (the libtorch backend) the normalised message stays.
+  CaseResult bare = cpp;
+  bare.traceback.clear();
+  EXPECT_EQ(culpritKey(bare, s), "eager|cpu|batched-error|culprit:vmap:front-end||RuntimeError|" +
+                                     normaliseMessage(cpp.errorMessage) + "|");
 }
 
 TEST(FailureClass, EveryMismatchIsSilentAndAnErrorIsItsExceptionAndFrame) {
@@ -407,4 +477,9 @@ TEST(FailureClass, EveryMismatchIsSilentAndAnErrorIsItsExceptionAndFrame) {
                         "line 9, in _validate_input\n    raise ValueError(\n";
   EXPECT_FALSE(sameFailureClass(e, elsewhere));
   EXPECT_FALSE(sameFailureClass(e, values));
+  // Relative to a culprit: both raised outside cond's rule, so one class ("elsewhere") for it;
+  // for the front end, the first is its own raise and the second elsewhere.
+  EXPECT_TRUE(sameFailureClass(e, elsewhere, "hop:cond"));
+  EXPECT_FALSE(sameFailureClass(e, elsewhere, "vmap:front-end"));
+  EXPECT_EQ(failureClass(elsewhere, "hop:cond"), "direct|cpu|batched-error|error||elsewhere");
 }

@@ -61,6 +61,24 @@ TEST(Triage, ParsesErrorAndMismatchSignatures) {
   EXPECT_NE(parseSignature(kDimRange).message.find("out of range"), std::string::npos);
 }
 
+TEST(Triage, ParsesAnErrorsCulpritKeyWithItsFeaturesAndAnOldOne) {
+  auto e = parseSignature("eager|cpu|batched-error|culprit:hop:scan|in_dims>0@inner,scan.xs:batched@inner,|RuntimeError||c++ from the program");
+  EXPECT_EQ(e.culprit, "hop:scan");
+  EXPECT_EQ(e.features, (std::vector<std::string>{"in_dims>0@inner", "scan.xs:batched@inner"}));
+  EXPECT_EQ(e.errorType, "RuntimeError");
+  EXPECT_EQ(e.message, "");
+  EXPECT_EQ(e.frame, "c++ from the program");
+  auto none = parseSignature("eager|cpu|batched-error|culprit:hop:cond||ValueError||utils/_pytree.py:unflatten");
+  EXPECT_TRUE(none.features.empty());
+  EXPECT_EQ(none.errorType, "ValueError");
+  EXPECT_EQ(none.frame, "utils/_pytree.py:unflatten");
+  // Before the features (kept as aliases): the exception comes right after the culprit.
+  auto old = parseSignature("eager|cpu|batched-error|culprit:hop:scan|RuntimeError|Index tensor must have the same number|");
+  EXPECT_EQ(old.errorType, "RuntimeError");
+  EXPECT_EQ(old.message, "Index tensor must have the same number");
+  EXPECT_EQ(old.frame, "");
+}
+
 TEST(Triage, TheSameBugInTwoModesIsOneRootCause) {
   std::string direct = "direct|cpu" + kCondOuter.substr(std::string("eager|cpu").size());
   EXPECT_EQ(rootCauseOf(kCondOuter), rootCauseOf(direct));
