@@ -159,20 +159,23 @@ bool reraises(const Frame &f) {
   return std::regex_match(f.source, reraise);
 }
 
-bool raises(const Frame &f) { return f.source.rfind("raise", 0) == 0 || f.source.rfind("assert", 0) == 0; }
+/// The torch frame `f` names where its line raises (not a re-raise): "" otherwise.
+std::string raisedAt(const Frame &f) {
+  const bool raises = f.source.rfind("raise", 0) == 0 || f.source.rfind("assert", 0) == 0;
+  return raises && !reraises(f) ? torchFrameName(f) : "";
+}
 
 } // namespace
 
 std::string raisingFrame(const std::string &traceback, bool wrapped) {
   const auto inner = innermostFrame(traceback, wrapped);
-  if (!inner || !raises(*inner) || reraises(*inner)) return "";
-  return torchFrameName(*inner);
+  return inner ? raisedAt(*inner) : "";
 }
 
 std::string errorSite(const std::string &traceback, bool wrapped) {
   const auto inner = innermostFrame(traceback, wrapped);
   if (!inner) return "";
-  if (raises(*inner) && !reraises(*inner) && !torchFrameName(*inner).empty()) return torchFrameName(*inner);
+  if (std::string at = raisedAt(*inner); !at.empty()) return at;
   // dynamo shows only the user code's frames of what it wrapped: the innermost is the call it
   // was tracing (cond's `_cond_op_wrapper` calling cond_op, say), not where the error came from.
   if (wrapped) return "hidden by dynamo";

@@ -7,9 +7,9 @@
 
 namespace vf {
 
-bool failsWithCulprit(const Case &cand, const CaseResult &found, Runner &runner, const std::string &culprit) {
+bool failsWithCulprit(const Case &cand, const std::string &foundClass, Runner &runner, const std::string &culprit) {
   const Prepared p = runner.prepare(cand);
-  if (!sameFailureClass(found, runner.run(cand, p), culprit)) return false;
+  if (failureClass(runner.run(cand, p), culprit) != foundClass) return false;
   const SwapScope swapped(runner.backend(), {culprit});
   return runner.run(cand, p).verdict == Verdict::Pass;
 }
@@ -23,9 +23,10 @@ FindingShrink shrinkFinding(const Case &c, const CaseResult &found, Runner &runn
     out.before.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   out.culprit = out.before.culprit();
+  const std::string foundClass = failureClass(found, out.culprit); // once: an error's is read from its traceback
   out.shrunk = shrinkCase(c, [&](const Case &cand) {
     if (more && !more()) return false;
-    if (!out.culprit.empty()) return failsWithCulprit(cand, found, runner, out.culprit);
+    if (!out.culprit.empty()) return failsWithCulprit(cand, foundClass, runner, out.culprit);
     return failsTheSameWay(found, runner.run(cand));
   }, &out.stats, maxAttempts);
   return out;

@@ -81,6 +81,19 @@ std::string signatureOf(const Case &c, const CaseResult &r) {
   return systemOf(r) + "|mismatch|" + constructList(c) + "|" + differenceKind(r, true);
 }
 
+namespace {
+
+/// `s`'s essential features, found by ablation through `runner`: a feature is essential when
+/// changing it ends this failure (`failsTheSameWay`).
+void ablateInto(Signature &s, const Case &c, const CaseResult &r, Runner &runner, int maxProbes) {
+  Ablation a = ablate(c, [&](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); }, maxProbes);
+  s.features = a.features;
+  s.essential = essentialSentence(a);
+  s.probes += a.probes;
+}
+
+} // namespace
+
 Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, int maxProbes) {
   Signature s;
   if (r.verdict != Verdict::Mismatch) {
@@ -88,12 +101,9 @@ Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, i
     s.frame = raisingFrame(r.traceback, peelError(r.errorType, r.errorMessage).peeled);
     return s;
   }
-  Ablation a = ablate(c, [&](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); }, maxProbes);
-  s.features = a.features;
-  s.essential = essentialSentence(a);
-  s.probes = a.probes;
+  ablateInto(s, c, r, runner, maxProbes);
   std::string f;
-  for (const auto &x : a.features) f += x + ",";
+  for (const auto &x : s.features) f += x + ",";
   s.key = systemOf(r) + "|mismatch|" + constructList(c) + "|" + f + "|" + differenceKind(r, true);
   return s;
 }
@@ -199,15 +209,10 @@ void applyCulprit(Signature &s, const CaseResult &r) {
 
 void signByCulprit(Signature &s, const Case &c, const CaseResult &r, Runner &runner, int maxProbes) {
   if (!s.culprits.localised()) return;
-  if (r.verdict != Verdict::Mismatch) {
-    // As a mismatch's: a feature is essential when changing it ends this failure (the same
-    // exception, message and frame). The coarser class would take another error met after the
-    // change, often another bug of torch's, for this one still failing.
-    Ablation a = ablate(c, [&](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); }, maxProbes);
-    s.features = a.features;
-    s.essential = essentialSentence(a);
-    s.probes += a.probes;
-  }
+  // As a mismatch's: a feature is essential when changing it ends this failure (the same
+  // exception, message and frame). The coarser class would take another error met after the
+  // change, often another bug of torch's, for this one still failing.
+  if (r.verdict != Verdict::Mismatch) ablateInto(s, c, r, runner, maxProbes);
   applyCulprit(s, r);
 }
 
