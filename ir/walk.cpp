@@ -25,4 +25,15 @@ void forEachBlock(Block &b, const std::function<void(Block &, int)> &fn) { walkB
 
 void forEachStmt(const Block &b, const std::function<void(const Stmt &, int)> &fn) { walkStmts(b, 0, fn); }
 
+void replaceUses(Block &body, const std::map<ValueId, ValueId> &m) {
+  auto sub = [&](ValueId &v) {
+    if (auto it = m.find(v); it != m.end()) v = it->second;
+  };
+  forEachBlock(body, [&](Block &b, int) {
+    for (auto &s : b.stmts)
+      for (auto &a : s.args) sub(a);
+    for (auto &y : b.yields) sub(y);
+  });
+}
+
 } // namespace vf

@@ -3,6 +3,7 @@
 /// every statement, outermost first. Passes that need scoping (the validator, the printer, the
 /// emitter) keep their own structured recursion; passes that only visit everything use this.
 #include <functional>
+#include <map>
 
 #include "ir/program.h"
 
@@ -19,5 +20,9 @@ void forEachBlock(Block &b, const std::function<void(Block &, int depth)> &fn);
 /// Calls `fn(stmt, depth)` for every statement of `b` and of the regions under it, pre-order
 /// (a construct before the statements of its regions); `b`'s own statements are at depth 0.
 void forEachStmt(const Block &b, const std::function<void(const Stmt &, int depth)> &fn);
+
+/// Replaces every use (a statement's argument, a block's yield) of a key of `m` in `body` and the
+/// regions under it by its value.
+void replaceUses(Block &body, const std::map<ValueId, ValueId> &m);
 
 } // namespace vf

@@ -142,10 +142,12 @@ private:
     Prepared prep = runners.front()->prepare(d.c, std::move(d.evaluated));
     std::vector<CaseResult> results;
     std::vector<Runner *> ran;
+    std::vector<size_t> ranAt; // each run's runner index in the job
     for (size_t k = 0; k < (d.respec ? 1 : runners.size()); ++k) {
       if (!shouldRun(d.c, *runners[k], k)) continue;
       results.push_back(runners[k]->run(d.c, prep));
       ran.push_back(runners[k]);
+      ranAt.push_back(k);
       std::lock_guard<std::mutex> g(mu_);
       modeSeconds_[k] += results.back().totalSeconds;
       auto &cost = runCost_[results.back().system];
@@ -160,8 +162,18 @@ private:
     // The inputs and reference were computed once, for all modes: count them once.
     for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
     tally(d, results);
-    for (size_t k = 0; k < ran.size(); ++k)
-      if (isFailure(results[k].verdict)) fileFailure(d, results[k], *ran[k], runners);
+    LookBehindStats behind;
+    for (size_t k = 0; k < ran.size(); ++k) {
+      if (!isFailure(results[k].verdict)) continue;
+      const FilingReport rep = fileFailure(d.c, results[k], *ran[k], runners, d.origin);
+      if (!rep.known.empty()) lookBehindOf(d, rep.known, ranAt[k], *ran[k], runners, behind);
+    }
+    if (behind.runsMet > 0) {
+      behind.casesMet = 1;
+      behind.casesEnded = behind.runsMet > behind.checkedPast ? 1 : 0;
+      std::lock_guard<std::mutex> g(mu_);
+      s_.lookBehind.add(behind);
+    }
     bool passed = !results.empty();
     for (const auto &r : results) passed = passed && r.verdict == Verdict::Pass;
     return passed;
@@ -185,11 +197,35 @@ private:
                       << verdictName(r.verdict) << "\t" << (isFinding(r.verdict) ? signatureOf(d.c, r) : "") << "\n";
   }
 
+  /// Look-behind: case `d` ended on the filed bug `known` in `runner`; its re-runs step around it
+  /// (look_behind.h), each failure of theirs filed from its own case file.
+  void lookBehindOf(const Drawn &d, const std::string &known, size_t k, Runner &runner, const RunnerSet &job,
+                    LookBehindStats &stats) {
+    const std::string from =
+        d.origin.generated ? genCommand(d.origin.caseSeed, d.origin.size, opt_.genFlags) : d.origin.how;
+    const LookBehindHooks hooks{
+        .timeLeft = [this] { return elapsed() < opt_.seconds && !stopped_; },
+        .run = [&](const Case &c) {
+          CaseResult r = runner.run(c);
+          std::lock_guard<std::mutex> g(mu_);
+          s_.phases.add(r);
+          modeSeconds_[k] += r.totalSeconds; // a mode after the first keeps to its share, re-runs included
+          return r;
+        },
+        .file = [&](const Case &c, const CaseResult &r, const Behind &behind, const std::string &how) {
+          const CaseOrigin origin{.generated = false, .caseSeed = d.origin.caseSeed, .size = d.origin.size,
+                                  .how = "a look-behind re-run of `" + from + "` stepping around a filed bug: " + how};
+          return fileFailure(c, r, runner, job, origin, behind);
+        }};
+    lookBehind(d.c, known, opt_.policy.lookBehind, hooks, stats, steps_);
+  }
+
   /// Hands a failure to the filing pipeline, and counts what filing it did.
-  void fileFailure(const Drawn &d, const CaseResult &r, Runner &runner, const RunnerSet &job) {
+  FilingReport fileFailure(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, const CaseOrigin &origin,
+                           const Behind &behind = {}) {
     const FilingBudget budget{.secondsLeft = [this] { return opt_.seconds - elapsed(); },
                               .runCost = [this](const SystemId &s) { return runCost(s); }};
-    const FilingReport rep = filing_.file(d.c, r, runner, job, d.origin, budget);
+    const FilingReport rep = filing_.file(c, r, runner, job, origin, budget, behind);
     std::lock_guard<std::mutex> g(mu_);
     s_.setAside += rep.setAside;
     s_.shrinkAttempts += rep.shrinkAttempts;
@@ -202,6 +238,7 @@ private:
       stopped_ = true;
     }
     checkpoint(true);
+    return rep;
   }
 
   /// Hands the statistics so far to opt_.checkpoint: at most every kCheckpointSeconds, and after
@@ -309,6 +346,7 @@ private:
   std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
   std::map<SystemId, std::pair<double, int64_t>> runCost_; ///< system -> seconds and number of its runs
   FilingPipeline filing_;
+  StepAroundMemory steps_; ///< which step-around of each filed bug got past it so far
 };
 
 } // namespace
@@ -356,6 +394,7 @@ CampaignStats runCampaign(const CampaignOptions &opt, const std::vector<RunnerSe
   s.phases.file += settleSeconds;
   s.jobs = static_cast<int>(jobs.size());
   s.notGenerated = opt.notGenerated;
+  s.lookBehindOn = opt.policy.lookBehind > 0;
   return s;
 }
 

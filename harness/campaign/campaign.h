@@ -14,6 +14,7 @@
 #include "harness/campaign/coverage.h"
 #include "harness/campaign/draw.h"
 #include "harness/campaign/guided.h"
+#include "harness/campaign/look_behind.h"
 #include "harness/campaign/mode_health.h"
 #include "harness/report/findings.h"
 #include "harness/report/known_reports.h"
@@ -94,6 +95,8 @@ struct CampaignStats {
   std::map<std::string, int64_t> skipped;         ///< system -> runs left out (its time share, or no rule)
   std::vector<std::string> notGenerated;          ///< constructs no system could batch: not generated
   int64_t setAside = 0;   ///< direct-mode failures the public API rejects as invalid input: not filed
+  LookBehindStats lookBehind; ///< cases that ended on a filed bug, and what stepping around it found
+  bool lookBehindOn = true;   ///< GenPolicy::lookBehind > 0
   GuidedStats guided;     ///< python coverage, corpus and mutants (when --coverage is on)
   /// New failures kept unchecked at the deadline (CampaignOptions::uncheckedDir): their files.
   std::vector<std::string> unchecked;

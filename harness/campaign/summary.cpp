@@ -45,6 +45,8 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
                              {"new", rec.isNew}, {"hits", rec.hitsNow}, {"dir", rec.dir}});
   }
   j["new_findings"] = fresh;
+  j["look_behind"] = lookBehindJson(s.lookBehind); // cases that ended on a filed bug, and what was checked past it
+  j["look_behind"]["on"] = s.lookBehindOn;
   j["unchecked"] = s.unchecked; // new failures found as the time ran out: replay them to file
   if (!s.filingError.empty()) j["filing_error"] = s.filingError; // the campaign stopped there (exit 3)
   return j;

@@ -63,6 +63,7 @@ void printLeftOut(const CampaignStats &s, std::ostream &os) {
     for (const auto &f : s.unchecked) os << "  " << f << "\n";
   }
   if (!s.filingError.empty()) os << "filing failed, the campaign stopped there: " << s.filingError << "\n";
+  printLookBehind(s.lookBehind, s.cases, s.lookBehindOn, os);
   if (s.setAside) os << "set aside: " << s.setAside << " direct-mode failures whose programs the public API rejects (not torch bugs)\n";
   if (!s.unsupported.empty()) {
     // Capability matrix: one line per construct, not one finding per case.

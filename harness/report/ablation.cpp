@@ -1,6 +1,8 @@
 #include "harness/report/ablation.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -319,6 +321,150 @@ std::string essentialSentence(const Ablation &a) {
     s += a.phrases[i];
   }
   return s;
+}
+
+namespace {
+
+bool startsWith(const std::string &s, const std::string &p) { return s.rfind(p, 0) == 0; }
+
+/// The levels of an `n`-level case a feature's level name stands for: "inner" the last,
+/// "outer" every other one, "level K of N" the K-th where the case has N levels; "vmap", no name,
+/// or a name that does not fit this case: every level.
+std::vector<size_t> levelsNamed(const std::string &name, size_t n) {
+  std::vector<size_t> all;
+  for (size_t l = 0; l < n; ++l) all.push_back(l);
+  if (name == "inner" && n > 0) return {n - 1};
+  if (name == "outer" && n > 1) return {all.begin(), all.end() - 1};
+  size_t k = 0, of = 0;
+  if (std::sscanf(name.c_str(), "level %zu of %zu", &k, &of) == 2 && of == n && k >= 1 && k <= n) return {k - 1};
+  return all;
+}
+
+/// `cand`, changed from `c`, where it validates; an input whose batching changed is handed over
+/// contiguous (a layout is made for the batched tensor's rank).
+std::optional<Case> validOrNone(Case cand, const Case &c) {
+  if (cand == c) return std::nullopt;
+  for (size_t i = 0; i < c.spec.layouts.size() && i < cand.spec.layouts.size(); ++i)
+    for (size_t l = 0; l < c.spec.levels.size() && l < cand.spec.levels.size(); ++l)
+      if (c.spec.levels.size() != cand.spec.levels.size() || cand.spec.levels[l].in_dims[i] != c.spec.levels[l].in_dims[i])
+        cand.spec.layouts[i] = Layout{};
+  if (!validateCase(cand).empty()) return std::nullopt;
+  return cand;
+}
+
+/// "X.role:batched" / "X.role:unbatched" at `levels`: every construct X's role (a data role only
+/// through the inputs no other role of its construct reads, as the ablation probes it).
+std::optional<Case> rebatchRole(const Case &c, const std::string &base, const std::vector<size_t> &levels) {
+  const size_t dot = base.find('.'), colon = base.find(':');
+  if (dot == std::string::npos || colon == std::string::npos || colon < dot) return std::nullopt;
+  const std::string op = base.substr(0, dot), role = base.substr(dot + 1, colon - dot - 1);
+  const bool unbatch = base.substr(colon + 1) == "batched";
+  const Roles roles(c.program);
+  const std::vector<Role> &all = roles.all();
+  Case cand = c;
+  for (size_t ri = 0; ri < all.size(); ++ri) {
+    if (all[ri].op != op || all[ri].role != role) continue;
+    Inputs probe = all[ri].deps;
+    if (!all[ri].selector)
+      for (size_t rj = 0; rj < all.size(); ++rj)
+        if (rj != ri && all[rj].construct == all[ri].construct)
+          for (size_t i : all[rj].deps) probe.erase(i);
+    for (size_t l : levels)
+      for (size_t i : probe) {
+        auto &d = cand.spec.levels[l].in_dims[i];
+        if (unbatch) d.reset();
+        else if (!d) d = 0;
+      }
+  }
+  keepLevelsBatched(cand);
+  return validOrNone(std::move(cand), c);
+}
+
+/// "in_dims<0", "in_dims>0", "out_dims<0", "out_dims>0" at `levels`: negative dims made positive
+/// (the same dim), positive ones 0.
+std::optional<Case> canonicalDims(const Case &c, const std::string &base, const std::vector<size_t> &levels) {
+  const bool negative = base.find('<') != std::string::npos;
+  Case cand = c;
+  for (size_t l : levels) {
+    auto &lv = cand.spec.levels[l];
+    if (startsWith(base, "in_dims"))
+      for (size_t i = 0; i < lv.in_dims.size(); ++i) {
+        auto &d = lv.in_dims[i];
+        if (d && negative && *d < 0) d = *d + inputRankAt(c, i, l);
+        if (d && !negative && *d > 0) d = 0;
+      }
+    else
+      for (size_t o = 0; o < lv.out_dims.size(); ++o) {
+        auto &d = lv.out_dims[o];
+        if (negative && d < 0) d = d + outputRankAt(c, o, l);
+        if (!negative && d > 0) d = 0;
+      }
+  }
+  return validOrNone(std::move(cand), c);
+}
+
+/// "dtype=CLS": every input of that class moved to another (as the ablation's dtypes()).
+std::optional<Case> moveDtypeClass(const Case &c, const std::string &cls) {
+  Case cand = c;
+  for (auto &p : cand.program.body.params) {
+    const DType d = p.type.dtype;
+    const std::string k = isFloating(d) ? "float" : isIntegral(d) ? "int" : "bool";
+    if (k == cls) p.type.dtype = k == "int" ? DType::f32 : DType::i64;
+  }
+  if (!reinferTypes(cand.program)) return std::nullopt;
+  return validOrNone(std::move(cand), c);
+}
+
+} // namespace
+
+std::optional<Case> withoutFeature(const Case &c, const std::string &feature) {
+  const size_t at = feature.find('@');
+  const std::string base = feature.substr(0, at);
+  const std::vector<size_t> levels = levelsNamed(at == std::string::npos ? "" : feature.substr(at + 1), c.spec.levels.size());
+  if (base == "nested") {
+    if (c.spec.levels.size() < 2) return std::nullopt;
+    Case cand = c;
+    cand.spec.levels.erase(cand.spec.levels.begin(), cand.spec.levels.end() - 1); // the innermost stays
+    keepLevelsBatched(cand);
+    return validOrNone(std::move(cand), c);
+  }
+  if (base == "chunk_size") {
+    Case cand = c;
+    for (size_t l : levels) cand.spec.levels[l].chunk_size.reset();
+    return validOrNone(std::move(cand), c);
+  }
+  if (startsWith(base, "in_dims") || startsWith(base, "out_dims")) return canonicalDims(c, base, levels);
+  if (startsWith(base, "dtype=")) return moveDtypeClass(c, base.substr(6));
+  // A role batched at the innermost level is met by every level's rule that sees it batched (a
+  // predicate batched at the outer level only reaches the outer level's rule batched): unbatched
+  // at every level. Batched at an outer level is another path, that only those levels take.
+  const bool anyLevel = base.size() > 8 && base.compare(base.size() - 8, 8, ":batched") == 0 &&
+                        (at == std::string::npos || feature.substr(at + 1) == "inner");
+  return rebatchRole(c, base, anyLevel ? levelsNamed("", c.spec.levels.size()) : levels);
+}
+
+std::optional<Case> unbatchReadsOf(const Case &c, const std::string &component) {
+  const size_t colon = component.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::string kind = component.substr(0, colon), name = component.substr(colon + 1);
+  if (kind != "hop" && kind != "op") return std::nullopt;
+  const auto deps = valueInputs(c.program);
+  uint64_t reads = 0;
+  std::function<void(const Block &)> walk = [&](const Block &b) {
+    for (const auto &s : b.stmts) {
+      for (const auto &r : s.regions) walk(r);
+      if (s.op != name || (kind == "hop") != !s.regions.empty()) continue;
+      for (ValueId a : s.args)
+        if (auto it = deps.find(a); it != deps.end()) reads |= it->second;
+    }
+  };
+  walk(c.program.body);
+  Case cand = c;
+  for (auto &lv : cand.spec.levels)
+    for (size_t i = 0; i < lv.in_dims.size() && i < 64; ++i)
+      if (reads >> i & 1) lv.in_dims[i].reset();
+  keepLevelsBatched(cand);
+  return validOrNone(std::move(cand), c);
 }
 
 } // namespace vf

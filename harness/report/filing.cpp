@@ -43,10 +43,11 @@ void FilingPipeline::locked(const std::function<void()> &f) {
 }
 
 FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, const CaseOrigin &origin,
-                                  const FilingBudget &budget) {
+                                  const FilingBudget &budget, const Behind &behind) {
   FilingReport rep;
   const std::string line = reproduceFor(origin, opt_, r.system);
-  const Admission a = admit(c, r, job, line, budget);
+  const Admission a = admit(c, r, job, line, budget, behind);
+  if (a.what == Admission::Known) rep.known = a.sig;
   if (a.what == Admission::Waits || a.what == Admission::Known) return rep;
   if (a.what == Admission::SetAside) {
     rep.setAside = 1;
@@ -84,17 +85,22 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
       signByCulprit(full, filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
     }
   }
-  record(filed, filedResult, r, a, note, full, origin, rep);
+  record(filed, filedResult, r, a, note, full, origin, behind, rep);
   return rep;
 }
 
 FilingPipeline::Admission FilingPipeline::admit(const Case &c, const CaseResult &r, const RunnerSet &job, const std::string &rep,
-                                                const FilingBudget &budget) {
+                                                const FilingBudget &budget, const Behind &behind) {
   // A mismatch is named by its shrunk case's constructs and essential features (ablated once,
   // signature.h), so the cheap signature of an unshrunk one is first mapped through what
   // earlier shrinking and ablation found.
   Admission a;
   a.sig0 = signatureOf(c, r);
+  // A look-behind's re-run: a mismatch's cheap signature (its constructs) is the one of the case
+  // it stepped from, which an earlier shrink mapped to the bug stepped around. (An error's names
+  // its exception and frame: a new bug's differs.)
+  if (r.verdict == Verdict::Mismatch)
+    for (const auto &s : behind.steppedAround) a.sig0 = "behind " + s + "|" + a.sig0;
   {
     std::lock_guard<std::mutex> g(mu_);
     if (shrinking_.count(a.sig0)) {
@@ -107,7 +113,9 @@ FilingPipeline::Admission FilingPipeline::admit(const Case &c, const CaseResult 
       return a;
     }
     a.sig = shrunkSignature_.count(a.sig0) ? shrunkSignature_[a.sig0] : a.sig0;
-    if (knownHit(a.sig, r)) { // filed in the known reports: not shrunk (a mismatch: once mapped)
+    const bool cameBack =
+        std::find(behind.steppedAround.begin(), behind.steppedAround.end(), a.sig) != behind.steppedAround.end();
+    if (cameBack || knownHit(a.sig, r)) { // filed in the known reports: not shrunk (a mismatch: once mapped)
       a.what = Admission::Known;
       return a;
     }
@@ -204,13 +212,18 @@ void FilingPipeline::setAside(const std::string &sig0, const std::string &why, F
 }
 
 void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, const CaseResult &found, const Admission &a,
-                            const std::string &note, const Signature &full, const CaseOrigin &origin, FilingReport &rep) {
+                            const std::string &note, const Signature &full, const CaseOrigin &origin, const Behind &behind,
+                            FilingReport &rep) {
   std::lock_guard<std::mutex> g(mu_);
   std::string sig = a.sig;
   if (a.fresh) sig = shrunkSignature_[a.sig0] = full.key;
   if (a.shrink) say_("shrunk: " + note);
-  if (a.fresh && knownHit(sig, filedResult)) { // its shrunk, ablated signature is filed in the known reports
-    for (const auto &p : pending_[a.sig0]) knownHit(sig, p.r);
+  // Never filed under a bug a look-behind stepped around: that bug met again.
+  const bool cameBack = std::find(behind.steppedAround.begin(), behind.steppedAround.end(), sig) != behind.steppedAround.end();
+  if (cameBack || (a.fresh && knownHit(sig, filedResult))) { // its shrunk, ablated signature is filed in the known reports
+    rep.known = sig;
+    if (!cameBack)
+      for (const auto &p : pending_[a.sig0]) knownHit(sig, p.r);
     pending_.erase(a.sig0);
     shrinking_.erase(a.sig0);
     return;
@@ -220,6 +233,8 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   const std::string line = reproduceFor(origin, opt_, filedResult.system);
   try {
     auto rec = store_.record(filed, filedResult, line, note, full);
+    rep.filedNew = rec.isNew;
+    if (!rec.isNew) rep.known = sig;
     if (rec.isNew) {
       std::string said = "NEW " + std::string(verdictName(found.verdict)) + " in " + found.system.str() + ": " + found.summary +
                          "\n    -> " + rec.dir;

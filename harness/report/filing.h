@@ -66,9 +66,22 @@ struct FilingReport {
   double culpritSeconds = 0;  ///< culprit localisation, before shrinking and on the shrunk case
   double fileSeconds = 0;     ///< writing the report (the store's record)
   std::string unchecked;      ///< the case file a failure was just kept in, unchecked ("" none)
+  /// The signature filed already that this failure was counted under: a hit of a bug in the
+  /// store or the known reports, or a look-behind's re-run that met the bug it stepped around
+  /// again ("" otherwise: a new finding, set aside, kept unchecked, or waiting on a shrink).
+  std::string known;
+  bool filedNew = false; ///< it was filed as a new finding
   /// The finding could not be filed (a FilingError: no space, permission, a folder gone): why.
   /// It was kept unchecked instead; the campaign stops.
   std::string filingError;
+};
+
+/// A look-behind's re-run (issue 29): a case changed to step around bugs filed already.
+struct Behind {
+  /// The filed signatures it stepped around, in order: its failure is never filed under one of
+  /// them (it is counted as that bug met again), and its cheap signature is kept apart from an
+  /// ordinary case's, so that a new bug behind a filed one is shrunk and signed on its own.
+  std::vector<std::string> steppedAround;
 };
 
 /// Reproduce line of a case from `origin` on `system`: its gen line, or a replay of case.vf.
@@ -83,7 +96,7 @@ public:
   /// Files one failure `r` of case `c`, met by `runner` of `job`. Safe to call from every job at
   /// once: shrinking and the checks run outside the pipeline's lock.
   FilingReport file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, const CaseOrigin &origin,
-                    const FilingBudget &budget);
+                    const FilingBudget &budget, const Behind &behind = {});
 
   /// Signatures met so far (the store's count, under the pipeline's lock).
   size_t unique();
@@ -106,7 +119,8 @@ private:
     double checks = 0; ///< what its checks after shrinking cost
     std::string unchecked; ///< Unchecked: the case file it was kept in ("" kept before)
   };
-  Admission admit(const Case &c, const CaseResult &r, const RunnerSet &job, const std::string &rep, const FilingBudget &budget);
+  Admission admit(const Case &c, const CaseResult &r, const RunnerSet &job, const std::string &rep, const FilingBudget &budget,
+                  const Behind &behind);
   /// Shrinks `c`, then confirms the shrunk case in `runner`; returns the case and result to file.
   std::pair<Case, CaseResult> shrink(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, double checks,
                                      const FilingBudget &budget, FilingReport &rep, std::string &note);
@@ -118,7 +132,7 @@ private:
   /// the first time; true when it is filed there. Caller holds mu_.
   bool knownHit(const std::string &sig, const CaseResult &r);
   void record(const Case &filed, const CaseResult &filedResult, const CaseResult &found, const Admission &a,
-              const std::string &note, const Signature &full, const CaseOrigin &origin, FilingReport &rep);
+              const std::string &note, const Signature &full, const CaseOrigin &origin, const Behind &behind, FilingReport &rep);
   /// Keeps a new failure as a case file that `vmapfuzz replay --reports` checks and files later
   /// (one per signature: "" when this one is kept already); `why` it is not filed now. Caller
   /// holds mu_.

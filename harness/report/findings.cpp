@@ -11,6 +11,7 @@
 
 #include "generators/data.h"
 #include "harness/backends/exec_config.h"
+#include "harness/report/step_around.h"
 #include "harness/report/triage.h"
 #include "harness/run/runner.h"
 #include "harness/run/systems.h"
@@ -327,6 +328,8 @@ nlohmann::json metaJson(const Filing &f, const FindingRecord &rec) {
   }
   if (!f.full.frame.empty()) meta["raised_at"] = f.full.frame;
   if (!f.full.culprits.tried.empty()) meta["culprits"] = culpritsJson(f.full.culprits);
+  // How a later campaign steps around this bug to check the rest of a case (look-behind).
+  meta["step_around"] = stepAroundJson(f.sig);
   for (const auto &c : f.closest)
     meta["closest"].push_back({{"report", c.report}, {"score", c.score}, {"shares", c.shares}, {"differs", c.differs}});
   return meta;

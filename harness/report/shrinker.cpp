@@ -15,18 +15,6 @@ namespace {
 
 // ---- helpers over the program tree -----------------------------------------------------------
 
-void replaceUses(Block &body, const std::map<ValueId, ValueId> &m) {
-  auto sub = [&](ValueId &v) {
-    auto it = m.find(v);
-    if (it != m.end()) v = it->second;
-  };
-  forEachBlock(body, [&](Block &b, int) {
-    for (auto &s : b.stmts)
-      for (auto &a : s.args) sub(a);
-    for (auto &y : b.yields) sub(y);
-  });
-}
-
 void countUses(const Block &body, std::map<ValueId, int> &uses) {
   forEachBlock(body, [&](const Block &b, int) {
     for (const auto &s : b.stmts)
