@@ -526,6 +526,61 @@ private:
     b.stmts.push_back(std::move(s));
   }
 
+  /// torch.vmap inside the program (issue 28): one operand mapped at one of its dims (of size
+  /// N >= 1, sometimes given as a negative dim), up to two more mapped at a dim of the same size
+  /// or not mapped (None), a function over their slices that may capture outer values (batched
+  /// at the enclosing levels: levels interleaved with control flow), and one or two results
+  /// stacked at out_dims, negative ones too.
+  void vmapStmt(Block &b, int depth) {
+    std::vector<Def> cands;
+    for (const auto &d : visible())
+      if (d.type.dtype != DType::b8 && std::any_of(d.type.shape.begin(), d.type.shape.end(), [](int64_t n) { return n >= 1; }))
+        cands.push_back(d);
+    if (cands.empty()) return condStmt(b, depth);
+    const Def first = pick(cands);
+    std::vector<int64_t> dims;
+    for (int64_t k = 0; k < first.type.rank(); ++k)
+      if (first.type.shape[k] >= 1) dims.push_back(k);
+    const int64_t dim = pick(dims), n = first.type.shape[dim];
+    auto written = [&](int64_t k, int64_t rank) { return chance(30) ? k - rank : k; }; // a negative dim is the same dim
+    std::vector<Def> operands = {first};
+    IntList inDims = {written(dim, first.type.rank())};
+    for (const auto &d : distinctOperands(scaled(0, 2))) {
+      if (d.id == first.id) continue;
+      std::vector<int64_t> same;
+      for (int64_t k = 0; k < d.type.rank(); ++k)
+        if (d.type.shape[k] == n) same.push_back(k);
+      inDims.push_back(!same.empty() && chance(70) ? written(pick(same), d.type.rank()) : kNoneDim);
+      operands.push_back(d);
+    }
+    std::vector<Type> params;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      Type t = operands[i].type;
+      if (inDims[i] != kNoneDim) t.shape.erase(t.shape.begin() + *wrapDim(inDims[i], t.rank()));
+      params.push_back(t);
+    }
+    std::vector<Type> outTypes, results;
+    IntList outDims;
+    for (int64_t i = draw(1, 2); i > 0; --i) {
+      Type t = pick(params);
+      outTypes.push_back(t);
+      const int64_t o = draw(0, t.rank());
+      outDims.push_back(written(o, t.rank() + 1));
+      t.shape.insert(t.shape.begin() + o, n);
+      results.push_back(t);
+    }
+    Attrs attrs;
+    attrs.set("in_dims", inDims);
+    attrs.set("out_dims", outDims);
+    Stmt s{"vmap", idsOf(operands), attrs, {}, {}};
+    ValueId firstResult = next_;
+    next_ += static_cast<ValueId>(results.size());
+    s.regions.push_back(region(params, idsOf(operands), outTypes, depth + 1));
+    for (size_t i = 0; i < results.size(); ++i) s.results.push_back(Def{firstResult + static_cast<ValueId>(i), results[i]});
+    for (const auto &r : s.results) scopes_.back().push_back(r);
+    b.stmts.push_back(std::move(s));
+  }
+
   /// scan over dim 0 of one or two xs of equal length, with one or two carries and up to two
   /// stacked outputs, forwards or reversed.
   void scanStmt(Block &b, int depth) {
@@ -689,6 +744,7 @@ private:
       case ConstructKind::Switch: switchStmt(b, depth); break;
       case ConstructKind::WhileLoop: whileStmt(b, depth); break;
       case ConstructKind::Scan: scanStmt(b, depth); break;
+      case ConstructKind::Vmap: vmapStmt(b, depth); break;
       }
       return;
     }

@@ -48,7 +48,7 @@ static std::string floatText(double d) {
 
 static std::string listText(const IntList &l, const char *sep) {
   std::string s = "[";
-  for (size_t i = 0; i < l.size(); ++i) s += (i ? sep : "") + std::to_string(l[i]);
+  for (size_t i = 0; i < l.size(); ++i) s += (i ? sep : "") + (l[i] == kNoneDim ? std::string("None") : std::to_string(l[i]));
   return s + "]";
 }
 

@@ -10,6 +10,9 @@
 namespace vf {
 
 using IntList = std::vector<int64_t>;
+/// An entry of an IntList that is Python's None (a vmap construct's in_dims: an operand not
+/// mapped): `None` in the text format and in Python.
+inline constexpr int64_t kNoneDim = INT64_MIN;
 using Attr = std::variant<int64_t, double, bool, IntList>;
 
 /// Attributes in declaration order of the op (the printer keeps that order).

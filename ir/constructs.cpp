@@ -153,6 +153,63 @@ std::string scanResults(const Stmt &s, const std::vector<Type> &args, const std:
   return "";
 }
 
+// ---- vmap ---------------------------------------------------------------------------------
+
+std::string vmapRegion(size_t) { return "the vmapped function"; }
+
+/// The dim an in_dim names in an operand of rank `rank`: a 0-d operand has none to map
+/// (unlike wrapDim, which lets 0-d tensors use dim 0 as torch's ops do).
+std::optional<int64_t> mappedDim(int64_t d, int64_t rank) { return rank == 0 ? std::nullopt : wrapDim(d, rank); }
+
+const IntList *intListAttr(const Stmt &s, const char *name) {
+  const Attr *a = s.attrs.find(name);
+  return a && std::holds_alternative<IntList>(*a) ? &std::get<IntList>(*a) : nullptr;
+}
+
+std::string vmapParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  const IntList *in = intListAttr(s, "in_dims"), *out = intListAttr(s, "out_dims");
+  if (!in || !out || s.attrs.items.size() != 2) return "vmap needs attributes {in_dims=[D|None, ...], out_dims=[O, ...]}";
+  if (args.empty()) return "vmap needs at least one operand";
+  if (in->size() != args.size())
+    return "vmap has " + std::to_string(args.size()) + " operands but " + std::to_string(in->size()) + " in_dims";
+  if (s.regions.size() != 1) return "vmap needs exactly 1 region (the vmapped function)";
+  std::vector<Type> p;
+  int64_t n = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Type t = args[i];
+    if ((*in)[i] != kNoneDim) {
+      const auto dim = mappedDim((*in)[i], t.rank());
+      if (!dim) return "vmap in_dim " + std::to_string((*in)[i]) + " is out of range for operand " + std::to_string(i) + " " + typeToString(t);
+      if (n >= 0 && t.shape[*dim] != n)
+        return "vmap's mapped operands have different sizes: " + std::to_string(n) + " and " + std::to_string(t.shape[*dim]);
+      n = t.shape[*dim];
+      t.shape.erase(t.shape.begin() + *dim);
+    }
+    p.push_back(t);
+  }
+  if (n < 0) return "vmap needs at least one mapped operand (an in_dim that is not None)";
+  if (n == 0) return "vmap's mapped size must be at least 1";
+  params.push_back(p);
+  return "";
+}
+
+std::string vmapResults(const Stmt &s, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
+                        std::vector<Type> &results) {
+  const IntList &out = *intListAttr(s, "out_dims");
+  if (yields[0].empty()) return "vmap's function must yield at least one value";
+  if (out.size() != yields[0].size())
+    return "vmap's function yields " + std::to_string(yields[0].size()) + " values but it has " + std::to_string(out.size()) + " out_dims";
+  const int64_t n = vmapSize(s, args);
+  for (size_t o = 0; o < out.size(); ++o) {
+    Type t = yields[0][o];
+    const auto dim = out[o] == kNoneDim ? std::nullopt : wrapDim(out[o], t.rank() + 1);
+    if (!dim) return "vmap out_dim " + std::to_string(out[o]) + " is out of range for a result " + typeToString(t);
+    t.shape.insert(t.shape.begin() + *dim, n);
+    results.push_back(t);
+  }
+  return "";
+}
+
 // ---- direct mode's helpers (Python) --------------------------------------------------------
 // Each does what the public wrapper does before it calls the op (the eager short-cut for a
 // Python-bool predicate, the index clamp, reverse as flips), then calls the op itself.
@@ -200,6 +257,22 @@ const char *kScanHelper =
 
 } // namespace
 
+int64_t vmapSize(const Stmt &s, const std::vector<Type> &args) {
+  const IntList *in = intListAttr(s, "in_dims");
+  if (!in || in->size() != args.size()) return -1;
+  for (size_t i = 0; i < args.size(); ++i)
+    if ((*in)[i] != kNoneDim)
+      if (const auto dim = mappedDim((*in)[i], args[i].rank())) return args[i].shape[*dim];
+  return -1;
+}
+
+std::vector<std::optional<int64_t>> vmapInDims(const Stmt &s) {
+  std::vector<std::optional<int64_t>> out;
+  if (const IntList *in = intListAttr(s, "in_dims"))
+    for (int64_t d : *in) out.push_back(d == kNoneDim ? std::nullopt : std::optional<int64_t>(d));
+  return out;
+}
+
 ScanParts scanParts(const Stmt &s) {
   ScanParts p;
   p.carries = static_cast<size_t>(std::max<int64_t>(ncarry(s), 0));
@@ -224,6 +297,11 @@ const std::vector<ConstructDef> &constructRegistry() {
        .coverageRows = {"scan-inplace-buffer"}, .regionName = scanRegion, .params = scanParams, .results = scanResults,
        .publicImport = "from torch._higher_order_ops.scan import scan",
        .directImport = "import inspect\nfrom torch._higher_order_ops.scan import scan_op", .directHelper = kScanHelper},
+      // torch.vmap inside the program: levels interleaved with control flow (issue 28). The same
+      // call in every mode (it is the front end, not a higher-order op with a helper).
+      {.kind = ConstructKind::Vmap, .name = "vmap", .knob = "vmap", .weight = 1, .selector = "", .selectorFeature = "",
+       .coverageRows = {"vmap-in-branch-or-body", "vmap-unmapped-operand"}, .regionName = vmapRegion, .params = vmapParams,
+       .results = vmapResults, .publicImport = "", .directImport = "", .directHelper = ""},
   };
   return r;
 }

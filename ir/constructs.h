@@ -16,6 +16,14 @@
 ///                                                 its new value is the result of one in-place op
 ///                                                 (OpDef::inplace) on its parameter, which has
 ///                                                 no other use; in value terms, a carry.
+///   vmap(operands...) {in_dims=[D|None, ...], out_dims=[O, ...]} [fn]
+///                                                 torch.vmap inside the program: fn runs on
+///                                                 each slice of the operands along their in_dims
+///                                                 (None: the whole operand), its results are
+///                                                 stacked at out_dims. Every mapped operand has
+///                                                 the same size N >= 1 there; at least one is
+///                                                 mapped; fn may capture outer values.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +39,7 @@ inline constexpr int kMaxIterations = 10000;
 /// semantics, Python, libtorch lowering, generation) switches over this enum without a
 /// `default:`, and the build makes a missing case an error (-Werror=switch): adding a construct
 /// here makes the compiler list every place that must learn it.
-enum class ConstructKind { Cond, Switch, WhileLoop, Scan };
+enum class ConstructKind { Cond, Switch, WhileLoop, Scan, Vmap };
 
 /// One control-flow construct: everything about it that is data, in one entry (the way an op
 /// is one entry of the op registry). Semantics are code in the layers above (see ConstructKind).
@@ -67,6 +75,12 @@ struct ScanParts {
   size_t carries = 0, xs = 0, bufs = 0;
 };
 ScanParts scanParts(const Stmt &s);
+
+/// A vmap statement's mapped size (the size of its mapped operands' in_dims), given its
+/// arguments' types; -1 when none is mapped or its attributes are malformed.
+int64_t vmapSize(const Stmt &s, const std::vector<Type> &args);
+/// A vmap statement's in_dims, None as nullopt (its attributes checked by the validator).
+std::vector<std::optional<int64_t>> vmapInDims(const Stmt &s);
 
 /// Every construct, in a fixed order (help texts, coverage rows, probes).
 const std::vector<ConstructDef> &constructRegistry();

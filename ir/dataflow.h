@@ -90,6 +90,15 @@ private:
     return carry;
   }
 
+  /// vmap: its function runs on (slices of) the operands; each result is one of its yields,
+  /// stacked (a slice depends on its operand as the operand does).
+  std::vector<Fact> mapped(const Stmt &s) {
+    region(s.regions[0], ofAll(s.args));
+    std::vector<Fact> res = ofAll(s.regions[0].yields);
+    res.resize(s.results.size());
+    return res;
+  }
+
   /// cond and switch: one region runs, chosen by the selector (absent for a Python-bool predicate).
   std::vector<Fact> alternatives(const Stmt &s) {
     const bool pythonBool = s.attrs.find("pred") != nullptr;
@@ -133,6 +142,7 @@ private:
       case ConstructKind::Switch: res = alternatives(s); break;
       case ConstructKind::WhileLoop: res = whileLoop(s); break;
       case ConstructKind::Scan: res = scanParts(s).bufs > 0 ? buffersBackToEnd(s, scan(buffersAsCarries(s))) : scan(s); break;
+      case ConstructKind::Vmap: res = mapped(s); break;
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) facts_[s.results[i].id] = d_.define(s.results[i], i < res.size() ? res[i] : Fact{});

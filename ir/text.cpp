@@ -326,7 +326,12 @@ private:
       take();
       IntList l;
       while (!isPunct("]")) {
-        l.push_back(parseInt("an integer"));
+        if (cur_.kind == Tok::Ident && cur_.text == "None") {
+          take();
+          l.push_back(kNoneDim);
+        } else {
+          l.push_back(parseInt("an integer or None"));
+        }
         if (!isPunct("]")) expect(",");
       }
       take();

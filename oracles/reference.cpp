@@ -115,6 +115,15 @@ private:
           res = scan(s, a);
         }
         break;
+      case ConstructKind::Vmap: { // its function on each slice alone, stacked (ir/unbatch.h)
+        VmapLevel l;
+        l.in_dims = vmapInDims(s);
+        l.out_dims = s.attrs.getInts("out_dims");
+        for (size_t i = 0; i < a.size(); ++i)
+          if (l.in_dims[i]) l.size = a[i].size(*l.in_dims[i]);
+        res = unbatch({l}, a, [&](const std::vector<at::Tensor> &slice) { return block(s.regions[0], slice); });
+        break;
+      }
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {

@@ -93,6 +93,11 @@ private:
     bool isCond = def.kind == ConstructKind::Cond;
     bool pythonBool = isCond && s.attrs.find("pred");
     if (def.kind == ConstructKind::Scan && scanParts(s).bufs > 0) f_.insert("scan-inplace-buffer");
+    if (def.kind == ConstructKind::Vmap) {
+      if (depth >= 1) f_.insert("vmap-in-branch-or-body"); // a level opened inside control flow
+      for (const auto &d : vmapInDims(s))
+        if (!d) f_.insert("vmap-unmapped-operand");
+    }
     if (pythonBool) f_.insert("cond-python-bool");
     else if (s.args.size() == 1 && isCond) f_.insert("cond-no-operands");
     std::set<ValueId> caps;

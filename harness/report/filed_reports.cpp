@@ -15,6 +15,7 @@
 #include "harness/backends/system_id.h"
 #include "harness/report/culprit.h"
 #include "harness/report/findings.h"
+#include "harness/report/step_around.h"
 
 namespace fs = std::filesystem;
 
@@ -91,7 +92,10 @@ int recheckReports(std::vector<FiledReport> &reports, const std::string &python,
     r.meta["status"] = status;
     r.meta["last_checked"] = nowUtc();
     r.meta["checked_with_torch"] = torchVersion;
-    saveMeta(r, {"status", "last_checked", "checked_with_torch"});
+    // How a campaign steps around this bug (look-behind), from its signature and this harness's
+    // step-arounds: kept current as they change.
+    r.meta["step_around"] = stepAroundJson(r.meta.value("signature", ""));
+    saveMeta(r, {"status", "last_checked", "checked_with_torch", "step_around"});
     log << (status == "open" ? "OPEN  " : status == "fixed" ? "FIXED " : "ERROR ") << fs::path(r.dir).filename().string()
         << "  " << r.meta.value("title", "") << "\n";
   }

@@ -231,8 +231,10 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   auto tFile = std::chrono::steady_clock::now();
   // The public API's run is filed where a direct-mode finding shows there too: replay it there.
   const std::string line = reproduceFor(origin, opt_, filedResult.system);
+  // A case no gen line makes (a mutant, a re-spec, a look-behind's re-run) says what it is.
+  const std::string said = origin.generated || origin.how.empty() ? note : note + (note.empty() ? "" : "; ") + "the case found is " + origin.how;
   try {
-    auto rec = store_.record(filed, filedResult, line, note, full);
+    auto rec = store_.record(filed, filedResult, line, said, full);
     rep.filedNew = rec.isNew;
     if (!rec.isNew) rep.known = sig;
     if (rec.isNew) {

@@ -1,6 +1,8 @@
 // End-to-end: the real torch worker. These tests start python3 with torch.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "harness/run/runner.h"
@@ -156,4 +158,32 @@ TEST(TorchBackend, GeneratedScansWithBuffersRunInDirectAndEagerModes) {
   }
   // Some meet scan bugs filed without buffers (a carry whose batching changes between steps).
   EXPECT_GE(passed, 12) << verdicts;
+}
+
+// torch.vmap inside the program (issue 28), generated often, in direct mode and through the
+// public API: never a harness bug (our reference and torch's own per-example run agree), and
+// most such programs pass (a failure here is a torch finding, not the construct's).
+TEST(TorchBackend, GeneratedVmapsInsideProgramsAreNeverHarnessBugs) {
+  auto worker = std::make_shared<WorkerProcess>(config());
+  GenPolicy p;
+  p.condPercent = 60;
+  p.weight(ConstructKind::Vmap) = 20;
+  int passed = 0, withVmap = 0;
+  std::string verdicts;
+  for (const char *mode : {"direct", "eager"}) {
+    TorchBackend b(worker, parseModes(mode).front(), "cpu");
+    Runner r(b);
+    for (uint64_t s = 0; s < (std::string(mode) == "direct" ? 60u : 16u); ++s) {
+      Case c = generateCase(s * 7919 + 11, 30, p);
+      if (printCase(c).find("= vmap(") == std::string::npos) continue;
+      ++withVmap;
+      CaseResult res = r.run(c);
+      EXPECT_NE(res.verdict, Verdict::HarnessBug) << mode << ": " << res.summary << "\n" << printCase(c);
+      passed += res.verdict == Verdict::Pass;
+      verdicts += std::string(mode) + " " + std::string(verdictName(res.verdict)) + ": " + res.summary.substr(0, 160) + "\n";
+    }
+  }
+  EXPECT_GE(withVmap, 20);
+  EXPECT_GE(passed, withVmap / 3) << verdicts;
+  std::cerr << verdicts;
 }

@@ -199,3 +199,37 @@ TEST(Validate, ABufferedScanPrintsAndParsesBack) {
   EXPECT_EQ(parseProgram(text), p);
   EXPECT_EQ(printProgram(parseProgram(text)), text);
 }
+
+// The vmap construct's typing (issue 28): one in_dim per operand, a dim or None, at least one
+// mapped, equal mapped sizes, one out_dim per yield in [-(rank+1), rank].
+TEST(Validate, TypesAVmapConstructAndRejectsEachMalformedOne) {
+  auto vmap = [](const std::string &attrs, const std::string &params = "(%3: f32[], %4: f32[3])",
+                 const std::string &result = "f32[2,3]", const std::string &args = "%1, %0") {
+    return check("  %2: " + result + " = vmap(" + args + ") " + attrs + " [\n    " + params +
+                 " {\n      %5: f32[3] = mul(%4, %3)\n      yield %5\n    }\n  ]\n  return %2\n");
+  };
+  // %1: f32[2,3] mapped at dim 0 (size 2): slices f32[3]; %0: f32[3] whole.
+  EXPECT_EQ(vmap("{in_dims=[0,None], out_dims=[0]}", "(%3: f32[3], %4: f32[3])", "f32[2,3]"), "");
+  EXPECT_EQ(vmap("{in_dims=[-2,None], out_dims=[-2]}", "(%3: f32[3], %4: f32[3])", "f32[2,3]"), "");
+  EXPECT_EQ(vmap("{in_dims=[0,None], out_dims=[1]}", "(%3: f32[3], %4: f32[3])", "f32[3,2]"), "");
+  auto fails = [&](const std::string &attrs, const std::string &what, const std::string &params = "(%3: f32[3], %4: f32[3])",
+                   const std::string &args = "%1, %0") {
+    const std::string e = vmap(attrs, params, "f32[2,3]", args);
+    EXPECT_NE(e.find(what), std::string::npos) << attrs << ": " << e;
+  };
+  fails("{in_dims=[None,None], out_dims=[0]}", "at least one mapped operand", "(%3: f32[2,3], %4: f32[3])");
+  fails("{in_dims=[0], out_dims=[0]}", "2 operands but 1 in_dims");
+  fails("{in_dims=[2,None], out_dims=[0]}", "out of range for operand 0");
+  fails("{in_dims=[0,0], out_dims=[0]}", "different sizes", "(%3: f32[3], %4: f32[])");
+  fails("{in_dims=[0,None], out_dims=[2]}", "out_dim 2 is out of range");
+  fails("{in_dims=[0,None], out_dims=[0,0]}", "yields 1 values but it has 2 out_dims");
+  fails("{out_dims=[0]}", "needs attributes");
+}
+
+TEST(Validate, AVmapConstructsInDimsRoundTripNoneThroughTheText) {
+  const std::string text = "func(%0: f32[2,3], %1: f32[]) {\n  %2: f32[3,2] = vmap(%0, %1) {in_dims=[-1,None], out_dims=[0]} [\n"
+                           "    (%3: f32[2], %4: f32[]) {\n      %5: f32[2] = mul(%3, %4)\n      yield %5\n    }\n  ]\n  return %2\n}\n";
+  const Program p = parseProgram(text);
+  EXPECT_EQ(validateProgram(p), "");
+  EXPECT_EQ(printProgram(p), text);
+}

@@ -5,6 +5,7 @@
 #include "generators/case_gen.h"
 #include "generators/data.h"
 #include "ir/text.h"
+#include "ir/validate.h"
 #include "oracles/compare.h"
 #include "oracles/reference.h"
 
@@ -206,4 +207,44 @@ TEST(Reference, ScanBufferIsPerExampleUnderVmap) {
   EXPECT_TRUE(at::equal(r.outputs[2][0], at::tensor({9.5f, 19.0f}))) << r.outputs[2];
   // -x: c = [-1,-2], [3,8], [-1.5,-8], [3,0]: 1 - 1 + 3 - 1.5 + 3 and 1 - 2 + 8 - 8 + 0.
   EXPECT_TRUE(at::equal(r.outputs[2][1], at::tensor({4.5f, -1.0f}))) << r.outputs[2];
+}
+
+// A vmap construct inside a cond branch (issue 28): its function runs on each slice of its
+// mapped operand, an unmapped operand whole, a captured value as it is; results stacked at its
+// out_dims (a negative one too), inside the batch spec's own level.
+TEST(Reference, AVmapInsideTheProgramMapsItsFunctionOverSlicesAndStacksAtOutDims) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,None) out_dims=(0)
+func(%0: f32[3,2], %1: f32[]) {
+  %2: f32[] = sum_all(%0)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[2,3] = cond(%3, %0, %1) [
+    (%5: f32[3,2], %6: f32[]) {
+      %7: f32[2,3] = vmap(%5, %6) {in_dims=[-2,None], out_dims=[-1]} [
+        (%8: f32[2], %9: f32[]) {
+          %10: f32[2] = mul(%8, %9)
+          %11: f32[2] = add(%10, %2)
+          yield %11
+        }
+      ]
+      yield %7
+    }
+    (%12: f32[3,2], %13: f32[]) {
+      %14: f32[2,3] = transpose(%12) {dim0=0, dim1=1}
+      yield %14
+    }
+  ]
+  return %4
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  auto x = at::arange(12, at::kFloat).reshape({2, 3, 2}) - 2; // example 0 sums to 6, example 1 to 42: both positive
+  auto y = at::tensor(3.0f);
+  RefResult r = runReference(c, {x, y});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.outputs.size(), 1u);
+  for (int64_t b = 0; b < 2; ++b) {
+    auto xb = x[b];
+    auto expected = (xb * 3 + xb.sum()).transpose(0, 1); // slices along dim 0 of [3,2], stacked at the last dim
+    EXPECT_TRUE(at::allclose(r.outputs[0][b], expected)) << r.outputs[0][b] << expected;
+  }
 }

@@ -1,5 +1,5 @@
 // The plan of each control-flow construct (python_program.h): its regions as functions and the
-// call of the op, for the public API (torch.cond, switch, torch.while_loop, scan) and for
+// call of the op, for the public API (torch.cond, switch, torch.while_loop, scan, torch.vmap) and for
 // direct mode (the registry's `_cond`, `_switch`, `_while_loop`, `_scan` helpers, captured
 // values lifted into trailing operands).
 #include "harness/backends/torch/python_program.h"
@@ -56,6 +56,17 @@ ConstructPlan ProgramEmitter::plan(const Stmt &s, const std::vector<std::string>
     break;
   }
   case ConstructKind::Scan: return scanPlan(s, args, lifted);
+  case ConstructKind::Vmap: {
+    // torch.vmap itself in every mode; captured values stay closures (vmap takes them as they
+    // are: unmapped here, batched at whatever level made them).
+    p.regions = {region("vmap_fn_" + tag, s.regions[0], {}, {})};
+    std::vector<std::string> in, out;
+    for (int64_t d : s.attrs.getInts("in_dims")) in.push_back(d == kNoneDim ? "None" : std::to_string(d));
+    for (int64_t d : s.attrs.getInts("out_dims")) out.push_back(std::to_string(d));
+    p.call = target + " = " +
+             pyCall(pyCall("torch.vmap", {p.regions[0].name, "in_dims=" + pyTuple(in), "out_dims=" + pyTuple(out)}), args);
+    break;
+  }
   }
   return p;
 }
