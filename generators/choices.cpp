@@ -20,7 +20,9 @@ ChoiceStream *activeChoices() { return tActive; }
 ChoiceScope::ChoiceScope(ChoiceStream &s) : prev_(tActive) { tActive = &s; }
 ChoiceScope::~ChoiceScope() { tActive = prev_; }
 
-Case caseFromBytes(const uint8_t *data, size_t size, const GenPolicy &policy) {
+Case caseFromBytes(const uint8_t *data, size_t size, const GenPolicy &given) {
+  GenPolicy policy = given;
+  policy.weight(ConstructKind::Vmap) = 0;
   int genSize = size ? data[0] % 101 : 0;
   ChoiceStream s(size ? data + 1 : data, size ? size - 1 : 0);
   ChoiceScope scope(s);

@@ -50,7 +50,9 @@ private:
 };
 
 /// The case `data` decodes to: byte 0 sets the generation size (0..100), the rest are the
-/// choices of genCase(policy). Deterministic; every byte string gives a valid case.
+/// choices of genCase(policy). Deterministic; every byte string gives a valid case. The bytes are
+/// libFuzzer's, whose target runs the libtorch backend: it decodes no vmap construct (that
+/// backend does not lower one), so the fuzzer, `gen --bytes` and `replay` of an artifact agree.
 Case caseFromBytes(const uint8_t *data, size_t size, const GenPolicy &policy);
 
 } // namespace vf

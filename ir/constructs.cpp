@@ -210,6 +210,25 @@ std::string vmapResults(const Stmt &s, const std::vector<Type> &args, const std:
   return "";
 }
 
+// torch.vmap inside the program, in every mode. `per_example` sets _VMAP_AS_LOOPS while it
+// runs: each example alone then runs the program's own vmaps as loops, so that torch's per-example
+// run stays free of vmap (it is what a disagreement with the reference is checked against).
+const char *kVmapHelper =
+    "_VMAP_AS_LOOPS = False\n"
+    "\n"
+    "\n"
+    "def _vmap(fn, in_dims, out_dims):\n"
+    "    \"\"\"torch.vmap inside the program; a Python loop over the slices while _VMAP_AS_LOOPS is set.\"\"\"\n"
+    "    if not _VMAP_AS_LOOPS:\n"
+    "        return torch.vmap(fn, in_dims=in_dims, out_dims=out_dims)\n"
+    "\n"
+    "    def loop(*args):\n"
+    "        n = next(a.size(d) for a, d in zip(args, in_dims) if d is not None)\n"
+    "        outs = [fn(*[a if d is None else a.select(d, b) for a, d in zip(args, in_dims)]) for b in range(n)]\n"
+    "        return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), out_dims))\n"
+    "\n"
+    "    return loop\n";
+
 // ---- direct mode's helpers (Python) --------------------------------------------------------
 // Each does what the public wrapper does before it calls the op (the eager short-cut for a
 // Python-bool predicate, the index clamp, reverse as flips), then calls the op itself.
@@ -298,10 +317,10 @@ const std::vector<ConstructDef> &constructRegistry() {
        .publicImport = "from torch._higher_order_ops.scan import scan",
        .directImport = "import inspect\nfrom torch._higher_order_ops.scan import scan_op", .directHelper = kScanHelper},
       // torch.vmap inside the program: levels interleaved with control flow (issue 28). The same
-      // call in every mode (it is the front end, not a higher-order op with a helper).
+      // call in every mode (it is the front end, not a higher-order op called directly).
       {.kind = ConstructKind::Vmap, .name = "vmap", .knob = "vmap", .weight = 1, .selector = "", .selectorFeature = "",
        .coverageRows = {"vmap-in-branch-or-body", "vmap-unmapped-operand"}, .regionName = vmapRegion, .params = vmapParams,
-       .results = vmapResults, .publicImport = "", .directImport = "", .directHelper = ""},
+       .results = vmapResults, .publicImport = "", .directImport = "", .directHelper = "", .helper = kVmapHelper},
   };
   return r;
 }

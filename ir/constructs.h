@@ -66,6 +66,9 @@ struct ConstructDef {
   /// under `torch.`); `directImport` and `directHelper`: direct mode's import of the op itself
   /// and the helper that does what the public wrapper does before it calls the op.
   std::string publicImport, directImport, directHelper;
+  /// Python emitted in every mode where the program uses it: vmap's `_vmap`, torch.vmap in the
+  /// batched run and a Python loop in `per_example` (whose run stays free of vmap).
+  std::string helper = "";
 };
 
 /// How a scan's arguments split (the registry's typing has checked them): `carries` carries,

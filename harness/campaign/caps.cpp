@@ -116,6 +116,22 @@ std::string fill(std::string text, const std::vector<std::pair<std::string, std:
   return text;
 }
 
+// torch.vmap inside the program, its operand %SRC: batched at the outer level (a nested level
+// opened in the program) or not (the program's own level over an unbatched value, capturing %0).
+const char *kVmap = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 13
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[3] = vmap(%SRC) {in_dims=[0], out_dims=[-1]} [
+    (%3: f32[]) {
+      %4: f32[3] = mul(%0, %3)
+      %5: f32[] = sum_all(%4)
+      yield %5
+    }
+  ]
+  return %2
+}
+)";
+
 } // namespace
 
 std::vector<Probe> capabilityProbes() {
@@ -128,6 +144,8 @@ std::vector<Probe> capabilityProbes() {
       {{"while_loop", "unbatched trip count"}, fill(kWhile, {{"%SRC", "%1"}})},
       {{"scan", "batched xs"}, fill(kScan, {{"%CARRY_SRC", "%1"}, {"%XS", "%0"}})},
       {{"scan", "batched carry only"}, fill(kScan, {{"%CARRY_SRC", "%0"}, {"%XS", "%1"}})},
+      {{"vmap", "batched operand"}, fill(kVmap, {{"%SRC", "%0"}})},
+      {{"vmap", "unbatched operand"}, fill(kVmap, {{"%SRC", "%1"}})},
   };
   std::vector<Probe> probes;
   for (const auto &[name, text] : texts) probes.push_back({name[0], name[1], parseCase(text)});

@@ -57,14 +57,14 @@ ConstructPlan ProgramEmitter::plan(const Stmt &s, const std::vector<std::string>
   }
   case ConstructKind::Scan: return scanPlan(s, args, lifted);
   case ConstructKind::Vmap: {
-    // torch.vmap itself in every mode; captured values stay closures (vmap takes them as they
-    // are: unmapped here, batched at whatever level made them).
+    // torch.vmap itself in every mode, through the registry's `_vmap` (a loop in per_example);
+    // captured values stay closures (vmap takes them as they are: unmapped here, batched at
+    // whatever level made them).
     p.regions = {region("vmap_fn_" + tag, s.regions[0], {}, {})};
     std::vector<std::string> in, out;
     for (int64_t d : s.attrs.getInts("in_dims")) in.push_back(d == kNoneDim ? "None" : std::to_string(d));
     for (int64_t d : s.attrs.getInts("out_dims")) out.push_back(std::to_string(d));
-    p.call = target + " = " +
-             pyCall(pyCall("torch.vmap", {p.regions[0].name, "in_dims=" + pyTuple(in), "out_dims=" + pyTuple(out)}), args);
+    p.call = target + " = " + pyCall(pyCall("_vmap", {p.regions[0].name, pyTuple(in), pyTuple(out)}), args);
     break;
   }
   }

@@ -41,14 +41,23 @@ void imports(PyWriter &w, const Program &p, Api api) {
   w.line("import torch");
   if (api == Api::Direct) {
     for (const auto &d : constructRegistry())
-      if (used.count(d.name)) w.line(d.directImport);
+      if (used.count(d.name) && !d.directImport.empty()) w.line(d.directImport);
     w.blank(2);
     for (const auto &d : constructRegistry())
-      if (used.count(d.name)) w.lines(d.directHelper).blank(2);
-    return;
+      if (used.count(d.name) && !d.directHelper.empty()) w.lines(d.directHelper).blank(2);
+  } else {
+    for (const auto &d : constructRegistry())
+      if (used.count(d.name) && !d.publicImport.empty()) w.line(d.publicImport);
   }
   for (const auto &d : constructRegistry())
-    if (used.count(d.name) && !d.publicImport.empty()) w.line(d.publicImport);
+    if (used.count(d.name) && !d.helper.empty()) w.blank(2).lines(d.helper);
+}
+
+/// Whether the program opens vmap levels of its own (the registry's `_vmap` helper).
+bool opensLevels(const Program &p) {
+  std::set<std::string> used;
+  usedConstructs(p.body, used);
+  return used.count(constructDef(ConstructKind::Vmap).name) > 0;
 }
 
 /// `batched = torch.vmap(...)`: the vmap levels from the innermost out.
@@ -109,9 +118,17 @@ void perExample(PyWriter &w, const Case &c) {
       if (l.in_dims[i] && size.empty()) size = params[i] + ".size(" + std::to_string(*l.in_dims[i]) + ")";
     }
     if (size.empty()) size = std::to_string(l.size);
+    const std::string outs = "outs = [" + pyCall(li + 1 == n ? "program" : level(li + 1), call) + " for b in range(" + size + ")]";
     w.block("def " + pyCall(li == 0 ? "per_example" : level(li), params) + ":", [&] {
       if (li == 0) w.line("\"\"\"Each example alone, stacked the way vmap stacks: what `batched` must return.\"\"\"");
-      w.line("outs = [" + pyCall(li + 1 == n ? "program" : level(li + 1), call) + " for b in range(" + size + ")]");
+      if (li == 0 && opensLevels(c.program)) { // the program's own vmaps as loops meanwhile (_vmap)
+        w.line("global _VMAP_AS_LOOPS");
+        w.line("_VMAP_AS_LOOPS = True");
+        w.block("try:", [&] { w.line(outs); });
+        w.block("finally:", [&] { w.line("_VMAP_AS_LOOPS = False"); });
+      } else {
+        w.line(outs);
+      }
       w.line("return tuple(torch.stack(o, dim=d) for o, d in zip(zip(*outs), " + pyOutDims(l) + "))");
     });
     w.blank(2);
