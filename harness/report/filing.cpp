@@ -47,7 +47,7 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
   FilingReport rep;
   const std::string line = reproduceFor(origin, opt_, r.system);
   const Admission a = admit(c, r, job, line, budget, behind);
-  if (a.what == Admission::Known) rep.known = a.sig;
+  if (a.what == Admission::Known) rep.known = a.known;
   if (a.what == Admission::Waits || a.what == Admission::Known) return rep;
   if (a.what == Admission::SetAside) {
     rep.setAside = 1;
@@ -117,6 +117,7 @@ FilingPipeline::Admission FilingPipeline::admit(const Case &c, const CaseResult 
         std::find(behind.steppedAround.begin(), behind.steppedAround.end(), a.sig) != behind.steppedAround.end();
     if (cameBack || knownHit(a.sig, r)) { // filed in the known reports: not shrunk (a mismatch: once mapped)
       a.what = Admission::Known;
+      a.known = filedUnder(a.sig);
       return a;
     }
     store_.refresh(); // another campaign on the same reports may have filed it meanwhile
@@ -202,6 +203,11 @@ bool FilingPipeline::knownHit(const std::string &sig, const CaseResult &r) {
   return line.has_value();
 }
 
+std::string FilingPipeline::filedUnder(const std::string &sig) const {
+  const std::string s = store_.filedUnder(sig);
+  return opt_.known && s == sig ? opt_.known->filedUnder(sig) : s;
+}
+
 void FilingPipeline::setAside(const std::string &sig0, const std::string &why, FilingReport &rep) {
   std::lock_guard<std::mutex> g(mu_);
   setAside_.insert(sig0);
@@ -221,7 +227,7 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   // Never filed under a bug a look-behind stepped around: that bug met again.
   const bool cameBack = std::find(behind.steppedAround.begin(), behind.steppedAround.end(), sig) != behind.steppedAround.end();
   if (cameBack || (a.fresh && knownHit(sig, filedResult))) { // its shrunk, ablated signature is filed in the known reports
-    rep.known = sig;
+    rep.known = filedUnder(sig);
     if (!cameBack)
       for (const auto &p : pending_[a.sig0]) knownHit(sig, p.r);
     pending_.erase(a.sig0);
@@ -236,7 +242,7 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   try {
     auto rec = store_.record(filed, filedResult, line, said, full);
     rep.filedNew = rec.isNew;
-    if (!rec.isNew) rep.known = sig;
+    if (!rec.isNew) rep.known = filedUnder(sig);
     if (rec.isNew) {
       std::string said = "NEW " + std::string(verdictName(found.verdict)) + " in " + found.system.str() + ": " + found.summary +
                          "\n    -> " + rec.dir;

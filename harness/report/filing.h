@@ -115,6 +115,7 @@ private:
   struct Admission {
     enum { Waits, SetAside, Known, Unchecked, Files } what = Files;
     std::string sig0, sig; ///< its cheap signature, and the one to file under (mapped through earlier shrinks)
+    std::string known;     ///< Known: the signature of the folder it is a hit of (sig, or what sig is an alias of)
     bool fresh = false, shrink = false;
     double checks = 0; ///< what its checks after shrinking cost
     std::string unchecked; ///< Unchecked: the case file it was kept in ("" kept before)
@@ -131,6 +132,9 @@ private:
   /// Counts a hit of a signature filed in the known reports (FilingOptions::known), saying so
   /// the first time; true when it is filed there. Caller holds mu_.
   bool knownHit(const std::string &sig, const CaseResult &r);
+  /// The signature the folder of `sig` is filed under, in the store or the known reports: `sig`
+  /// itself, or the signature it is an alias of (a migration's old key). Caller holds mu_.
+  std::string filedUnder(const std::string &sig) const;
   void record(const Case &filed, const CaseResult &filedResult, const CaseResult &found, const Admission &a,
               const std::string &note, const Signature &full, const CaseOrigin &origin, const Behind &behind, FilingReport &rep);
   /// Keeps a new failure as a case file that `vmapfuzz replay --reports` checks and files later

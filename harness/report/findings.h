@@ -64,6 +64,11 @@ public:
                        const Signature &signature);
   /// True when a finding with this signature, or with this signature as an alias, is filed.
   bool known(const std::string &sig) const { return seen_.count(sig) > 0 || aliases_.count(sig) > 0; }
+  /// The signature `sig` is filed under: itself, or the one it is an alias of.
+  std::string filedUnder(const std::string &sig) const {
+    auto it = aliases_.find(sig);
+    return it == aliases_.end() ? sig : it->second;
+  }
   /// Signatures seen by this campaign (new or already filed).
   size_t unique() const;
   /// Signatures this campaign filed for the first time.

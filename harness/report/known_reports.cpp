@@ -30,6 +30,13 @@ std::optional<std::string> KnownReports::find(const std::string &signature) cons
   return shownAs_ + "/" + it->second;
 }
 
+std::string KnownReports::filedUnder(const std::string &signature) const {
+  auto it = folderOf_.find(signature);
+  if (it == folderOf_.end()) return signature;
+  auto s = signatureOf_.find(it->second);
+  return s == signatureOf_.end() ? signature : s->second;
+}
+
 std::optional<std::string> KnownReports::hit(const std::string &signature, const std::string &verdict,
                                              const std::string &system) {
   auto it = folderOf_.find(signature);

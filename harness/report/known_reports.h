@@ -36,6 +36,9 @@ public:
   /// line to print: "known: <shownAs>/<folder> (...)" the first time the folder is hit, "" after.
   std::optional<std::string> hit(const std::string &signature, const std::string &verdict, const std::string &system);
 
+  /// The signature of the folder `signature` (or an alias) is filed under; itself when none.
+  std::string filedUnder(const std::string &signature) const;
+
   /// Signatures and aliases filed here.
   size_t signatures() const { return folderOf_.size(); }
   /// Folders filed here.

@@ -54,6 +54,15 @@ TEST(KnownReports, FindsASignatureAndAnAliasInTheirFolders) {
   EXPECT_EQ(k.find("eager|cpu|mismatch|cond|values:all"), std::nullopt); // an unablated key is not the filed one
 }
 
+// Look-behind steps around the folder's signature (its culprit and features), not around an old
+// alias it was met under.
+TEST(KnownReports, AnAliasIsFiledUnderItsFoldersSignature) {
+  KnownReports k(twoReports("filed-under"), "reports");
+  EXPECT_EQ(k.filedUnder("eager|cpu|mismatch|cond|old|values:all"), "eager|cpu|mismatch|cond|needs-pred-batched|values:all");
+  EXPECT_EQ(k.filedUnder("direct|cpu|batched-error|RuntimeError|x"), "direct|cpu|batched-error|RuntimeError|x");
+  EXPECT_EQ(k.filedUnder("not|filed"), "not|filed");
+}
+
 TEST(KnownReports, CountsHitsUnderTheFolderAndSaysSoOnce) {
   const std::string dir = twoReports("hits");
   const std::string before = slurp(dir + "/mismatch-bbbb/meta.json");
