@@ -36,4 +36,13 @@ void replaceUses(Block &body, const std::map<ValueId, ValueId> &m) {
   });
 }
 
+Block inlinedRegion(const Stmt &s, size_t k) {
+  Block r = s.regions.at(k);
+  std::map<ValueId, ValueId> m;
+  const size_t first = s.args.size() - r.params.size(); // cond's operands follow its predicate
+  for (size_t i = 0; i < r.params.size(); ++i) m[r.params[i].id] = s.args[first + i];
+  replaceUses(r, m);
+  return r;
+}
+
 } // namespace vf

@@ -25,4 +25,8 @@ void forEachStmt(const Block &b, const std::function<void(const Stmt &, int dept
 /// regions under it by its value.
 void replaceUses(Block &body, const std::map<ValueId, ValueId> &m);
 
+/// Region `k` of construct `s` with its parameters replaced by the operands they are passed (the
+/// last arguments of `s`): its statements and yields, ready to stand where `s` stood.
+Block inlinedRegion(const Stmt &s, size_t k);
+
 } // namespace vf

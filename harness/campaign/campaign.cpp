@@ -201,8 +201,7 @@ private:
   /// (look_behind.h), each failure of theirs filed from its own case file.
   void lookBehindOf(const Drawn &d, const std::string &known, size_t k, Runner &runner, const RunnerSet &job,
                     LookBehindStats &stats) {
-    const std::string from =
-        d.origin.generated ? genCommand(d.origin.caseSeed, d.origin.size, opt_.genFlags) : d.origin.how;
+    const std::string from = describe(d.origin);
     const LookBehindHooks hooks{
         .timeLeft = [this] { return elapsed() < opt_.seconds && !stopped_; },
         .run = [&](const Case &c) {
@@ -300,9 +299,12 @@ private:
     if (r.verdict == Verdict::Invalid) {
       std::string why = std::regex_replace(r.summary.substr(0, 320), std::regex("[0-9]+"), "N");
       if (s_.invalidReasons[why]++ == 0)
-        s_.invalidExample[why] = d.origin.generated ? genCommand(d.origin.caseSeed, d.origin.size, opt_.genFlags) : d.origin.how + " (no gen line)";
+        s_.invalidExample[why] = describe(d.origin) + (d.origin.generated ? "" : " (no gen line)");
     }
   }
+
+  /// Where a case came from: its gen line, or what it is.
+  std::string describe(const CaseOrigin &o) const { return o.generated ? genCommand(o.caseSeed, o.size, opt_.genFlags) : o.how; }
 
   /// One line in the log, above the live progress line.
   void say(const std::string &line) {

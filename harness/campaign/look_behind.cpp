@@ -53,16 +53,20 @@ void printLookBehind(const LookBehindStats &s, int64_t cases, bool on, std::ostr
 }
 
 std::vector<StepAround> StepAroundMemory::ordered(const std::string &sig) {
-  std::vector<StepAround> steps = stepAroundsOf(sig);
-  std::lock_guard<std::mutex> g(mu_);
-  const auto &seen = seen_[sig];
-  // The share of tries that got past, with one past and one not assumed (an untried step: 1/2).
-  auto score = [&](const StepAround &s) {
-    auto it = seen.find(s.phrase());
-    const auto [tries, past] = it == seen.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
-    return (static_cast<double>(past) + 1.0) / (static_cast<double>(tries) + 2.0);
-  };
-  std::stable_sort(steps.begin(), steps.end(), [&](const StepAround &a, const StepAround &b) { return score(a) > score(b); });
+  // Each step's share of tries that got past, one past and one not assumed (untried: 1/2).
+  std::vector<std::pair<double, StepAround>> scored;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    const auto &seen = seen_[sig];
+    for (auto &step : stepAroundsOf(sig)) {
+      auto it = seen.find(step.phrase());
+      const auto [tries, past] = it == seen.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
+      scored.emplace_back((static_cast<double>(past) + 1.0) / (static_cast<double>(tries) + 2.0), std::move(step));
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::vector<StepAround> steps;
+  for (auto &[score, step] : scored) steps.push_back(std::move(step));
   return steps;
 }
 
@@ -74,8 +78,6 @@ void StepAroundMemory::tried(const std::string &sig, const StepAround &step, boo
 }
 
 namespace {
-
-bool contains(const std::vector<std::string> &v, const std::string &x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 /// One look-behind's state: the case as changed so far and the bugs stepped around.
 class Looker {
@@ -117,7 +119,7 @@ public:
         s_.filedNew += rep.filedNew;
         return true;
       }
-      if (contains(behind_.steppedAround, rep.known)) {
+      if (behind_.around(rep.known)) {
         ++s_.cameBack;
         continue;
       }

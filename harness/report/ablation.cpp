@@ -131,6 +131,70 @@ void keepLevelsBatched(Case &c) {
   }
 }
 
+/// `cand`, changed from `c`, where it validates; an input whose batching changed (batched or not
+/// at a level, or a level dropped) is handed over contiguous (a layout is made for the batched
+/// tensor's rank).
+std::optional<Case> validOrNone(Case cand, const Case &c) {
+  if (cand == c) return std::nullopt;
+  const bool levelsDropped = c.spec.levels.size() != cand.spec.levels.size();
+  for (size_t i = 0; i < c.spec.layouts.size() && i < cand.spec.layouts.size(); ++i) {
+    bool changed = levelsDropped;
+    for (size_t l = 0; !changed && l < c.spec.levels.size(); ++l)
+      changed = cand.spec.levels[l].in_dims[i].has_value() != c.spec.levels[l].in_dims[i].has_value();
+    if (changed) cand.spec.layouts[i] = Layout{};
+  }
+  if (!validateCase(cand).empty()) return std::nullopt;
+  return cand;
+}
+
+/// "in_dims<0", "in_dims>0", "out_dims<0", "out_dims>0" at `levels`: negative dims made positive
+/// (the same dim), positive ones 0.
+std::optional<Case> canonicalDims(const Case &c, const std::string &base, const std::vector<size_t> &levels) {
+  const bool negative = base.find('<') != std::string::npos;
+  Case cand = c;
+  for (size_t l : levels) {
+    auto &lv = cand.spec.levels[l];
+    if (base.starts_with("in_dims"))
+      for (size_t i = 0; i < lv.in_dims.size(); ++i) {
+        auto &d = lv.in_dims[i];
+        if (d && negative && *d < 0) d = *d + inputRankAt(c, i, l);
+        if (d && !negative && *d > 0) d = 0;
+      }
+    else
+      for (size_t o = 0; o < lv.out_dims.size(); ++o) {
+        auto &d = lv.out_dims[o];
+        if (negative && d < 0) d = d + outputRankAt(c, o, l);
+        if (!negative && d > 0) d = 0;
+      }
+  }
+  return validOrNone(std::move(cand), c);
+}
+
+/// "dtype=CLS": every input of that class moved to another (float -> int64, int -> float32,
+/// bool -> int64); only where the program still type-checks.
+std::optional<Case> moveDtypeClass(const Case &c, const std::string &cls) {
+  Case cand = c;
+  for (auto &p : cand.program.body.params) {
+    const DType d = p.type.dtype;
+    const std::string k = isFloating(d) ? "float" : isIntegral(d) ? "int" : "bool";
+    if (k == cls) p.type.dtype = k == "int" ? DType::f32 : DType::i64;
+  }
+  if (!reinferTypes(cand.program)) return std::nullopt;
+  return validOrNone(std::move(cand), c);
+}
+
+/// The inputs through which role `ri` of `all` is probed: a selector's whole; a data role's
+/// only those no other role of its construct reads, so that unbatching the operands does not
+/// unbatch the predicate too.
+Inputs probeOf(const std::vector<Role> &all, size_t ri) {
+  Inputs probe = all[ri].deps;
+  if (!all[ri].selector)
+    for (size_t rj = 0; rj < all.size(); ++rj)
+      if (rj != ri && all[rj].construct == all[ri].construct)
+        for (size_t i : all[rj].deps) probe.erase(i);
+  return probe;
+}
+
 } // namespace
 
 std::string levelName(size_t l, size_t n) {
@@ -201,11 +265,7 @@ private:
       for (size_t ri = 0; ri < all.size(); ++ri) {
         const Role &role = all[ri];
         if (role.selector != (pass == 0)) continue;
-        Inputs probe = role.deps;
-        if (!role.selector)
-          for (size_t rj = 0; rj < all.size(); ++rj)
-            if (rj != ri && all[rj].construct == role.construct)
-              for (size_t i : all[rj].deps) probe.erase(i);
+        const Inputs probe = probeOf(all, ri);
         if (probe.empty()) continue;
         for (size_t l = 0; l < n_; ++l) roleAtLevel(role, probe, l);
       }
@@ -254,31 +314,14 @@ private:
 
   /// 3. in_dims and out_dims of level `l`: negative ones made positive (the same dim), positive ones 0.
   void dims(size_t l) {
-    const auto &lv = c_.spec.levels[l];
-    for (int sign : {-1, 1}) {
-      Case cand = c_;
-      bool changed = false;
-      for (size_t i = 0; i < lv.in_dims.size(); ++i) {
-        auto &d = cand.spec.levels[l].in_dims[i];
-        if (!d || (sign < 0 ? *d >= 0 : *d <= 0)) continue;
-        d = sign < 0 ? *d + inputRankAt(c_, i, l) : 0;
-        changed = true;
+    for (int sign : {-1, 1})
+      for (const char *which : {"in_dims", "out_dims"}) {
+        const std::string f = std::string(which) + (sign < 0 ? "<0" : ">0");
+        auto cand = canonicalDims(c_, f, {l});
+        if (cand && essential(*cand))
+          add(f + "@" + levelName(l, n_), std::string("an ") + (which[0] == 'i' ? "in_dim" : "out_dim") +
+                                              (sign < 0 ? " is negative " : " is positive (not 0) ") + atLevel(l, n_));
       }
-      if (changed && essential(cand))
-        add(std::string("in_dims") + (sign < 0 ? "<0@" : ">0@") + levelName(l, n_),
-            std::string(sign < 0 ? "an in_dim is negative " : "an in_dim is positive (not 0) ") + atLevel(l, n_));
-      cand = c_;
-      changed = false;
-      for (size_t o = 0; o < lv.out_dims.size(); ++o) {
-        auto &d = cand.spec.levels[l].out_dims[o];
-        if (sign < 0 ? d >= 0 : d <= 0) continue;
-        d = sign < 0 ? d + outputRankAt(c_, o, l) : 0;
-        changed = true;
-      }
-      if (changed && essential(cand))
-        add(std::string("out_dims") + (sign < 0 ? "<0@" : ">0@") + levelName(l, n_),
-            std::string(sign < 0 ? "an out_dim is negative " : "an out_dim is positive (not 0) ") + atLevel(l, n_));
-    }
   }
 
   /// 4. Chunking of level `l`.
@@ -293,18 +336,9 @@ private:
   ///    bool -> int64); only where the program still type-checks.
   void dtypes() {
     for (const char *cls : {"float", "int", "bool"}) {
-      Case cand = c_;
-      bool changed = false;
-      for (auto &p : cand.program.body.params) {
-        DType d = p.type.dtype;
-        std::string k = isFloating(d) ? "float" : isIntegral(d) ? "int" : "bool";
-        if (k != cls) continue;
-        p.type.dtype = k == "int" ? DType::f32 : DType::i64;
-        changed = true;
-      }
-      if (!changed || !reinferTypes(cand.program)) continue;
+      auto cand = moveDtypeClass(c_, cls);
       const std::string to = std::string(cls) == "int" ? "float32" : "int64";
-      if (essential(cand))
+      if (cand && essential(*cand))
         add(std::string("dtype=") + cls, std::string("the ") + cls + " inputs keep a " + cls + " dtype (made " + to + ", it passes)");
     }
   }
@@ -326,8 +360,6 @@ std::string essentialSentence(const Ablation &a) {
 
 namespace {
 
-bool startsWith(const std::string &s, const std::string &p) { return s.rfind(p, 0) == 0; }
-
 /// The levels of an `n`-level case a feature's level name stands for: "inner" the last,
 /// "outer" every other one, "level K of N" the K-th where the case has N levels; "vmap", no name,
 /// or a name that does not fit this case: every level.
@@ -339,18 +371,6 @@ std::vector<size_t> levelsNamed(const std::string &name, size_t n) {
   size_t k = 0, of = 0;
   if (std::sscanf(name.c_str(), "level %zu of %zu", &k, &of) == 2 && of == n && k >= 1 && k <= n) return {k - 1};
   return all;
-}
-
-/// `cand`, changed from `c`, where it validates; an input whose batching changed is handed over
-/// contiguous (a layout is made for the batched tensor's rank).
-std::optional<Case> validOrNone(Case cand, const Case &c) {
-  if (cand == c) return std::nullopt;
-  for (size_t i = 0; i < c.spec.layouts.size() && i < cand.spec.layouts.size(); ++i)
-    for (size_t l = 0; l < c.spec.levels.size() && l < cand.spec.levels.size(); ++l)
-      if (c.spec.levels.size() != cand.spec.levels.size() || cand.spec.levels[l].in_dims[i] != c.spec.levels[l].in_dims[i])
-        cand.spec.layouts[i] = Layout{};
-  if (!validateCase(cand).empty()) return std::nullopt;
-  return cand;
 }
 
 /// "X.role:batched" / "X.role:unbatched" at `levels`: every construct X's role (a data role only
@@ -365,54 +385,14 @@ std::optional<Case> rebatchRole(const Case &c, const std::string &base, const st
   Case cand = c;
   for (size_t ri = 0; ri < all.size(); ++ri) {
     if (all[ri].op != op || all[ri].role != role) continue;
-    Inputs probe = all[ri].deps;
-    if (!all[ri].selector)
-      for (size_t rj = 0; rj < all.size(); ++rj)
-        if (rj != ri && all[rj].construct == all[ri].construct)
-          for (size_t i : all[rj].deps) probe.erase(i);
     for (size_t l : levels)
-      for (size_t i : probe) {
+      for (size_t i : probeOf(all, ri)) {
         auto &d = cand.spec.levels[l].in_dims[i];
         if (unbatch) d.reset();
         else if (!d) d = 0;
       }
   }
   keepLevelsBatched(cand);
-  return validOrNone(std::move(cand), c);
-}
-
-/// "in_dims<0", "in_dims>0", "out_dims<0", "out_dims>0" at `levels`: negative dims made positive
-/// (the same dim), positive ones 0.
-std::optional<Case> canonicalDims(const Case &c, const std::string &base, const std::vector<size_t> &levels) {
-  const bool negative = base.find('<') != std::string::npos;
-  Case cand = c;
-  for (size_t l : levels) {
-    auto &lv = cand.spec.levels[l];
-    if (startsWith(base, "in_dims"))
-      for (size_t i = 0; i < lv.in_dims.size(); ++i) {
-        auto &d = lv.in_dims[i];
-        if (d && negative && *d < 0) d = *d + inputRankAt(c, i, l);
-        if (d && !negative && *d > 0) d = 0;
-      }
-    else
-      for (size_t o = 0; o < lv.out_dims.size(); ++o) {
-        auto &d = lv.out_dims[o];
-        if (negative && d < 0) d = d + outputRankAt(c, o, l);
-        if (!negative && d > 0) d = 0;
-      }
-  }
-  return validOrNone(std::move(cand), c);
-}
-
-/// "dtype=CLS": every input of that class moved to another (as the ablation's dtypes()).
-std::optional<Case> moveDtypeClass(const Case &c, const std::string &cls) {
-  Case cand = c;
-  for (auto &p : cand.program.body.params) {
-    const DType d = p.type.dtype;
-    const std::string k = isFloating(d) ? "float" : isIntegral(d) ? "int" : "bool";
-    if (k == cls) p.type.dtype = k == "int" ? DType::f32 : DType::i64;
-  }
-  if (!reinferTypes(cand.program)) return std::nullopt;
   return validOrNone(std::move(cand), c);
 }
 
@@ -434,8 +414,8 @@ std::optional<Case> withoutFeature(const Case &c, const std::string &feature) {
     for (size_t l : levels) cand.spec.levels[l].chunk_size.reset();
     return validOrNone(std::move(cand), c);
   }
-  if (startsWith(base, "in_dims") || startsWith(base, "out_dims")) return canonicalDims(c, base, levels);
-  if (startsWith(base, "dtype=")) return moveDtypeClass(c, base.substr(6));
+  if (base.starts_with("in_dims") || base.starts_with("out_dims")) return canonicalDims(c, base, levels);
+  if (base.starts_with("dtype=")) return moveDtypeClass(c, base.substr(6));
   // A role batched at the innermost level is met by every level's rule that sees it batched (a
   // predicate batched at the outer level only reaches the outer level's rule batched): unbatched
   // at every level. Batched at an outer level is another path, that only those levels take.

@@ -113,9 +113,7 @@ FilingPipeline::Admission FilingPipeline::admit(const Case &c, const CaseResult 
       return a;
     }
     a.sig = shrunkSignature_.count(a.sig0) ? shrunkSignature_[a.sig0] : a.sig0;
-    const bool cameBack =
-        std::find(behind.steppedAround.begin(), behind.steppedAround.end(), a.sig) != behind.steppedAround.end();
-    if (cameBack || knownHit(a.sig, r)) { // filed in the known reports: not shrunk (a mismatch: once mapped)
+    if (behind.around(a.sig) || knownHit(a.sig, r)) { // filed in the known reports: not shrunk (a mismatch: once mapped)
       a.what = Admission::Known;
       a.known = filedUnder(a.sig);
       return a;
@@ -225,7 +223,7 @@ void FilingPipeline::record(const Case &filed, const CaseResult &filedResult, co
   if (a.fresh) sig = shrunkSignature_[a.sig0] = full.key;
   if (a.shrink) say_("shrunk: " + note);
   // Never filed under a bug a look-behind stepped around: that bug met again.
-  const bool cameBack = std::find(behind.steppedAround.begin(), behind.steppedAround.end(), sig) != behind.steppedAround.end();
+  const bool cameBack = behind.around(sig);
   if (cameBack || (a.fresh && knownHit(sig, filedResult))) { // its shrunk, ablated signature is filed in the known reports
     rep.known = filedUnder(sig);
     if (!cameBack)

@@ -13,6 +13,7 @@
 ///
 /// The campaign loop only hands failures over (FilingPipeline::file) and adds up what each
 /// filing reports; the pipeline runs and decides nothing about verdicts (the runner does).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -82,6 +83,10 @@ struct Behind {
   /// them (it is counted as that bug met again), and its cheap signature is kept apart from an
   /// ordinary case's, so that a new bug behind a filed one is shrunk and signed on its own.
   std::vector<std::string> steppedAround;
+  /// True when `sig` is one of the bugs stepped around.
+  bool around(const std::string &sig) const {
+    return std::find(steppedAround.begin(), steppedAround.end(), sig) != steppedAround.end();
+  }
 };
 
 /// Reproduce line of a case from `origin` on `system`: its gen line, or a replay of case.vf.

@@ -90,12 +90,7 @@ std::vector<Case> inlineRegions(const Case &c) {
       Stmt s = b.stmts[si];
       // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
       if (s.regions.empty() || constructOf(s).selector.empty() || s.regions.size() <= static_cast<size_t>(which)) return false;
-      Block r = s.regions[which];
-      std::map<ValueId, ValueId> m;
-      // cond's operands follow the predicate.
-      size_t first = s.args.size() - r.params.size();
-      for (size_t i = 0; i < r.params.size(); ++i) m[r.params[i].id] = s.args[first + i];
-      replaceUses(r, m);
+      const Block r = inlinedRegion(s, static_cast<size_t>(which));
       std::map<ValueId, ValueId> res;
       for (size_t i = 0; i < s.results.size(); ++i) res[s.results[i].id] = r.yields[i];
       b.stmts.erase(b.stmts.begin() + si);

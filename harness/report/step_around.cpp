@@ -1,7 +1,6 @@
 #include "harness/report/step_around.h"
 
 #include <functional>
-#include <map>
 
 #include "harness/report/ablation.h"
 #include "harness/report/triage.h"
@@ -12,8 +11,6 @@ namespace vf {
 
 namespace {
 
-bool startsWith(const std::string &s, const std::string &p) { return s.rfind(p, 0) == 0; }
-
 /// A feature's change in words.
 std::string featurePhrase(const std::string &f) {
   const size_t at = f.find('@');
@@ -22,9 +19,9 @@ std::string featurePhrase(const std::string &f) {
   std::string what;
   if (base == "nested") what = "only the innermost level of vmap kept";
   else if (base == "chunk_size") what = "chunk_size dropped" + where;
-  else if (startsWith(base, "in_dims") || startsWith(base, "out_dims"))
+  else if (base.starts_with("in_dims") || base.starts_with("out_dims"))
     what = base.substr(0, base.find_first_of("<>")) + (base.find('<') != std::string::npos ? " made positive" : " made 0") + where;
-  else if (startsWith(base, "dtype=")) what = "the " + base.substr(6) + " inputs moved to another dtype";
+  else if (base.starts_with("dtype=")) what = "the " + base.substr(6) + " inputs moved to another dtype";
   else if (const size_t dot = base.find('.'), colon = base.find(':'); dot != std::string::npos && colon != std::string::npos)
     what = "every " + base.substr(0, dot) + "'s " + base.substr(dot + 1, colon - dot - 1) +
            (base.substr(colon + 1) == "batched" ? " unbatched" : " batched") + where;
@@ -69,11 +66,8 @@ namespace {
 std::vector<Stmt> bothBranches(const Stmt &cond) {
   std::vector<Stmt> out;
   std::vector<std::vector<ValueId>> yields;
-  for (Block r : cond.regions) {
-    std::map<ValueId, ValueId> m; // cond's operands follow the predicate
-    const size_t first = cond.args.size() - r.params.size();
-    for (size_t i = 0; i < r.params.size(); ++i) m[r.params[i].id] = cond.args[first + i];
-    replaceUses(r, m);
+  for (size_t k = 0; k < cond.regions.size(); ++k) {
+    const Block r = inlinedRegion(cond, k);
     out.insert(out.end(), r.stmts.begin(), r.stmts.end());
     yields.push_back(r.yields);
   }
@@ -91,19 +85,13 @@ std::vector<Stmt> bothBranches(const Stmt &cond) {
 
 std::optional<Case> selectBothBranches(const Case &c) {
   Case cand = c;
-  std::map<ValueId, DType> dtype;
-  forEachBlock(cand.program.body, [&](const Block &b, int) {
-    for (const auto &d : b.params) dtype[d.id] = d.type.dtype;
-    for (const auto &s : b.stmts)
-      for (const auto &d : s.results) dtype[d.id] = d.type.dtype;
-  });
   bool changed = false;
   std::function<void(Block &)> rewrite = [&](Block &b) {
     for (size_t si = 0; si < b.stmts.size();) {
       for (auto &r : b.stmts[si].regions) rewrite(r); // the inner conds first
       const Stmt &s = b.stmts[si];
-      const bool tensorPredicate = s.op == "cond" && s.attrs.find("pred") == nullptr && s.regions.size() == 2 &&
-                                   !s.args.empty() && dtype[s.args[0]] == DType::b8;
+      // A valid cond's tensor predicate is a one-element bool: a where's condition as it is.
+      const bool tensorPredicate = s.op == "cond" && s.attrs.find("pred") == nullptr;
       if (!tensorPredicate) {
         ++si;
         continue;
@@ -126,7 +114,7 @@ std::vector<StepAround> stepAroundsOf(const std::string &signatureKey) {
   for (const auto &f : p.features)
     if (!f.empty()) out.push_back({StepAround::Kind::Feature, f});
   if (p.culprit == "hop:cond") out.push_back({StepAround::Kind::SelectBothBranches, ""});
-  if (startsWith(p.culprit, "hop:") || startsWith(p.culprit, "op:")) out.push_back({StepAround::Kind::UnbatchReads, p.culprit});
+  if (p.culprit.starts_with("hop:") || p.culprit.starts_with("op:")) out.push_back({StepAround::Kind::UnbatchReads, p.culprit});
   out.push_back({StepAround::Kind::CanonicalSpec, ""});
   out.push_back({StepAround::Kind::OneLevel, ""});
   return out;

@@ -38,6 +38,8 @@ func(%0: f32[], %1: f32[4]) {
 /// A scripted campaign: `verdict` decides each re-run's verdict, `filed` what filing says of it
 /// (the filed signature it is a hit of, "" for new).
 struct Script {
+  Script(std::function<Verdict(const Case &)> v, std::function<std::string(const Case &, const Behind &)> f)
+      : verdict(std::move(v)), filed(std::move(f)) {}
   std::function<Verdict(const Case &)> verdict;
   std::function<std::string(const Case &, const Behind &)> filed;
   int runs = 0, filings = 0;
@@ -68,7 +70,7 @@ bool predicateBatched(const Case &c) { return c.spec.levels[0].in_dims[0].has_va
 } // namespace
 
 TEST(LookBehind, ARerunThatPassesChecksThePastTheFiledBug) {
-  Script s{.verdict = [](const Case &) { return Verdict::Pass; }, .filed = {}};
+  Script s([](const Case &) { return Verdict::Pass; }, {});
   LookBehindStats st;
   StepAroundMemory memory;
   EXPECT_TRUE(lookBehind(condCase(), kCondBug, 3, s.hooks(), st, memory));
@@ -82,11 +84,11 @@ TEST(LookBehind, ARerunThatPassesChecksThePastTheFiledBug) {
 TEST(LookBehind, ANewFailureBehindIsFiledAndNeverUnderTheBugSteppedAround) {
   // Every re-run mismatches; filing calls it new only when it is not the cond bug again.
   std::vector<std::string> stepped;
-  Script s{.verdict = [](const Case &) { return Verdict::Mismatch; },
-           .filed = [&](const Case &c, const Behind &b) {
+  Script s([](const Case &) { return Verdict::Mismatch; },
+           [&](const Case &c, const Behind &b) {
              stepped = b.steppedAround;
              return predicateBatched(c) && hasCond(c) ? kCondBug : std::string();
-           }};
+           });
   LookBehindStats st;
   StepAroundMemory memory;
   EXPECT_TRUE(lookBehind(condCase(), kCondBug, 3, s.hooks(), st, memory));
@@ -98,8 +100,8 @@ TEST(LookBehind, ANewFailureBehindIsFiledAndNeverUnderTheBugSteppedAround) {
 }
 
 TEST(LookBehind, TheSameBugMetAgainTriesTheNextStepAroundUpToTheBound) {
-  Script s{.verdict = [](const Case &) { return Verdict::BatchedError; },
-           .filed = [](const Case &, const Behind &) { return kCondBug; }};
+  Script s([](const Case &) { return Verdict::BatchedError; },
+           [](const Case &, const Behind &) { return kCondBug; });
   LookBehindStats st;
   StepAroundMemory memory;
   EXPECT_FALSE(lookBehind(condCase(), kCondBug, 3, s.hooks(), st, memory, /*triesPerBug=*/2));
@@ -113,8 +115,8 @@ TEST(LookBehind, AnotherFiledBugBehindIsSteppedAroundInTurnWithinTheBound) {
   // Past the cond bug lies a filed bug of the front end (the case's negative out_dim), and past
   // that a pass; with room for one bug only, the case ends on the front end's bug.
   int depth = 0;
-  Script s{.verdict = [&](const Case &) { return depth++ == 0 ? Verdict::Mismatch : Verdict::Pass; },
-           .filed = [](const Case &, const Behind &) { return kFrontBug; }};
+  Script s([&](const Case &) { return depth++ == 0 ? Verdict::Mismatch : Verdict::Pass; },
+           [](const Case &, const Behind &) { return kFrontBug; });
   LookBehindStats st;
   StepAroundMemory memory;
   EXPECT_TRUE(lookBehind(condCase(), kCondBug, 2, s.hooks(), st, memory));
@@ -135,8 +137,8 @@ TEST(LookBehind, AnotherFiledBugBehindIsSteppedAroundInTurnWithinTheBound) {
 
 TEST(LookBehind, TheStepAroundThatGotPastABugIsTriedFirstNextTime) {
   // Only the rewrite without cond gets past the cond bug; unbatching its predicate does not.
-  Script s{.verdict = [](const Case &c) { return hasCond(c) ? Verdict::BatchedError : Verdict::Pass; },
-           .filed = [](const Case &, const Behind &) { return kCondBug; }};
+  Script s([](const Case &c) { return hasCond(c) ? Verdict::BatchedError : Verdict::Pass; },
+           [](const Case &, const Behind &) { return kCondBug; });
   StepAroundMemory memory;
   ASSERT_EQ(memory.ordered(kCondBug).front().kind, StepAround::Kind::Feature);
   LookBehindStats st;
