@@ -73,6 +73,11 @@ public:
       t.dtype = floats.empty() ? DType::f32 : pick(floats);
       for (auto &d : t.shape) d = std::max<int64_t>(d, 1);
     }
+    // Now and then an index input: switches may take it as their index as it is.
+    if (chance(pol_.indexInputPercent)) {
+      indexInput_ = next_;
+      prog.body.params.push_back(Def{next_++, Type{DType::i64, {}}});
+    }
     for (const auto &d : prog.body.params) {
       inputs_.push_back(d.id);
       scopes_.back().push_back(d);
@@ -93,6 +98,7 @@ private:
   std::vector<std::vector<Def>> scopes_;
   std::vector<size_t> scopeParams_; ///< per scope: how many of its first values are region parameters
   std::vector<ValueId> inputs_;
+  std::optional<ValueId> indexInput_; ///< an i64[] program input switches may use as their index
   std::multiset<ValueId> hidden_;
   Block *top_ = nullptr;                   ///< the program's body, while it is built
   std::map<DType, ValueId> anchor_;        ///< per dtype: an exact 0-d zero computed from every input
@@ -478,9 +484,10 @@ private:
     b.stmts.push_back(std::move(s));
   }
 
-  /// switch on a per-example index in [-3, 5]: often below 0 or past the last branch.
+  /// switch on a per-example index in [-3, 5] (branch_index) or [-5, 5] (a program input of
+  /// its own): often below 0 or past the last branch.
   void switchStmt(Block &b, int depth) {
-    ValueId index = unaryStmt(b, "branch_index", splittingScalar(b), DType::i64);
+    ValueId index = indexInput_ && chance(70) ? *indexInput_ : unaryStmt(b, "branch_index", splittingScalar(b), DType::i64);
     auto operands = distinctOperands(scaled(0, pol_.maxOperands));
     auto outTypes = outputTypesDrawn(operands);
     if (outTypes.empty()) return;
@@ -526,11 +533,46 @@ private:
     b.stmts.push_back(std::move(s));
   }
 
+  /// Where a vmap's first result comes from when it is computed from nothing mapped (3 times in
+  /// 10, else neither): an operand passed whole (None), or a value the function captures. vmap
+  /// expands a result its function returns unbatched at its own level to the mapped size.
+  struct UnmappedSource {
+    std::optional<size_t> operand; ///< the index of an operand whose in_dim is None
+    std::optional<Def> capture;
+  };
+  UnmappedSource unmappedSource(const std::vector<Def> &operands, const IntList &inDims, const std::vector<Type> &params) {
+    std::vector<size_t> unmapped;
+    for (size_t i = 0; i < operands.size(); ++i)
+      if (inDims[i] == kNoneDim) unmapped.push_back(i);
+    std::vector<Def> captures; // what the function will see of the enclosing scopes, operands aside
+    for (const auto &d : visible(1))
+      if (d.type.dtype != DType::b8 && std::none_of(operands.begin(), operands.end(), [&](const Def &o) { return o.id == d.id; }))
+        captures.push_back(d);
+    // Sources of the first operand's slice type are preferred: stacked where that operand was
+    // mapped, the result has the operand's own type, which the enclosing region (a branch, a
+    // loop body yielding its operands' types) is likely to read.
+    auto likeFirst = [&](auto &from, auto typeOf) {
+      std::remove_reference_t<decltype(from)> same;
+      for (const auto &x : from)
+        if (typeOf(x) == params[0]) same.push_back(x);
+      if (!same.empty() && chance(70)) from = same;
+    };
+    likeFirst(unmapped, [&](size_t i) { return params[i]; });
+    likeFirst(captures, [](const Def &d) { return d.type; });
+    UnmappedSource src;
+    if (chance(30)) {
+      if (!unmapped.empty() && (captures.empty() || chance(50))) src.operand = pick(unmapped);
+      else if (!captures.empty()) src.capture = pick(captures);
+    }
+    return src;
+  }
+
   /// torch.vmap inside the program (issue 28): one operand mapped at one of its dims (of size
   /// N >= 1, sometimes given as a negative dim), up to two more mapped at a dim of the same size
   /// or not mapped (None), a function over their slices that may capture outer values (batched
   /// at the enclosing levels: levels interleaved with control flow), and one or two results
-  /// stacked at out_dims, negative ones too.
+  /// stacked at out_dims, negative ones too; now and then the first is computed from an
+  /// unmapped operand or a capture alone.
   void vmapStmt(Block &b, int depth) {
     std::vector<Def> cands;
     for (const auto &d : visible())
@@ -559,12 +601,17 @@ private:
       if (inDims[i] != kNoneDim) t.shape.erase(t.shape.begin() + *wrapDim(inDims[i], t.rank()));
       params.push_back(t);
     }
+    const UnmappedSource src = unmappedSource(operands, inDims, params);
+    const std::optional<size_t> &fromUnmapped = src.operand;
+    const std::optional<Def> &fromCapture = src.capture;
     std::vector<Type> outTypes, results;
     IntList outDims;
+    const bool firstLikeOperand = chance(50);
     for (int64_t i = draw(1, 2); i > 0; --i) {
-      Type t = pick(params);
+      const bool first = outTypes.empty();
+      Type t = !first ? pick(params) : fromUnmapped ? params[*fromUnmapped] : fromCapture ? fromCapture->type : firstLikeOperand ? params[0] : pick(params);
       outTypes.push_back(t);
-      const int64_t o = draw(0, t.rank());
+      const int64_t o = first && t == params[0] && chance(80) ? dim : draw(0, t.rank());
       outDims.push_back(written(o, t.rank() + 1));
       t.shape.insert(t.shape.begin() + o, n);
       results.push_back(t);
@@ -575,7 +622,11 @@ private:
     Stmt s{"vmap", idsOf(operands), attrs, {}, {}};
     ValueId firstResult = next_;
     next_ += static_cast<ValueId>(results.size());
-    s.regions.push_back(region(params, idsOf(operands), outTypes, depth + 1));
+    s.regions.push_back(region(params, idsOf(operands), outTypes, depth + 1, nullptr, nullptr, [&](Block &r) {
+      if (!fromUnmapped && !fromCapture) return;
+      const ValueId v = fromUnmapped ? r.params[*fromUnmapped].id : fromCapture->id;
+      r.yields[0] = chance(50) ? v : computeOfType(r, outTypes[0], {v}).value_or(v);
+    }));
     for (size_t i = 0; i < results.size(); ++i) s.results.push_back(Def{firstResult + static_cast<ValueId>(i), results[i]});
     for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));
@@ -732,13 +783,17 @@ private:
   void stmt(Block &b, int depth) {
     if (depth < pol_.maxDepth && chance(pol_.condPercent)) {
       // One construct, drawn by the policy's weights in registry order (the last one when
-      // every weight is 0).
+      // every weight is 0); inside a region a transform weighs region_transform_factor times
+      // its weight: levels opened inside control flow, interleaved with the batch spec's.
       const auto &registry = constructRegistry();
+      auto weight = [&](ConstructKind kind) {
+        return pol_.weight(kind) * (depth > 0 && kind == ConstructKind::Vmap ? pol_.regionTransformFactor : 1);
+      };
       int64_t total = 0;
-      for (const auto &d : registry) total += pol_.weight(d.kind);
+      for (const auto &d : registry) total += weight(d.kind);
       int64_t x = draw(0, std::max<int64_t>(total, 1) - 1);
       size_t k = 0;
-      while (k + 1 < registry.size() && (x -= pol_.weight(registry[k].kind)) >= 0) ++k;
+      while (k + 1 < registry.size() && (x -= weight(registry[k].kind)) >= 0) ++k;
       switch (registry[k].kind) {
       case ConstructKind::Cond: condStmt(b, depth); break;
       case ConstructKind::Switch: switchStmt(b, depth); break;

@@ -306,7 +306,7 @@ const std::vector<ConstructDef> &constructRegistry() {
        .coverageRows = {"cond-no-operands"}, .regionName = condRegion, .params = condParams, .results = branchResults, .publicImport = "",
        .directImport = "from torch._higher_order_ops.cond import cond_op", .directHelper = kCondHelper},
       {.kind = ConstructKind::Switch, .name = "switch", .knob = "switch", .weight = 2, .selector = "index",
-       .selectorFeature = "switch-index", .coverageRows = {}, .regionName = switchRegion, .params = switchParams, .results = branchResults,
+       .selectorFeature = "switch-index", .coverageRows = {"switch-index-input", "switch-index-input-at-dim>0"}, .regionName = switchRegion, .params = switchParams, .results = branchResults,
        .publicImport = "from torch._higher_order_ops.switch import switch",
        .directImport = "from torch._higher_order_ops.switch import switch_op", .directHelper = kSwitchHelper},
       {.kind = ConstructKind::WhileLoop, .name = "while_loop", .knob = "while", .weight = 2, .selector = "", .selectorFeature = "",
@@ -318,8 +318,8 @@ const std::vector<ConstructDef> &constructRegistry() {
        .directImport = "import inspect\nfrom torch._higher_order_ops.scan import scan_op", .directHelper = kScanHelper},
       // torch.vmap inside the program: levels interleaved with control flow (issue 28). The same
       // call in every mode (it is the front end, not a higher-order op called directly).
-      {.kind = ConstructKind::Vmap, .name = "vmap", .knob = "vmap", .weight = 1, .selector = "", .selectorFeature = "",
-       .coverageRows = {"vmap-in-branch-or-body", "vmap-unmapped-operand"}, .regionName = vmapRegion, .params = vmapParams,
+      {.kind = ConstructKind::Vmap, .name = "vmap", .knob = "vmap", .weight = 2, .selector = "", .selectorFeature = "",
+       .coverageRows = {"vmap-in-branch-or-body", "vmap-unmapped-operand", "vmap-output-unmapped"}, .regionName = vmapRegion, .params = vmapParams,
        .results = vmapResults, .publicImport = "", .directImport = "", .directHelper = "", .helper = kVmapHelper},
   };
   return r;

@@ -1,5 +1,6 @@
 #include "harness/campaign/coverage.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -25,7 +26,7 @@ bool isPrime(int64_t n) {
 /// the levels that batch the inputs it is computed from.
 class Walker {
 public:
-  Walker(const Case &c, std::set<std::string> &f) : f_(f), deps_(valueInputs(c.program)) {
+  Walker(const Case &c, std::set<std::string> &f) : f_(f), c_(c), deps_(valueInputs(c.program)) {
     for (size_t i = 0; i < c.program.body.params.size() && i < 64; ++i)
       for (size_t li = 0; li < c.spec.levels.size(); ++li)
         if (i < c.spec.levels[li].in_dims.size() && c.spec.levels[li].in_dims[i]) inputLevels_[i] |= 1u << li;
@@ -54,6 +55,7 @@ public:
 
 private:
   std::set<std::string> &f_;
+  const Case &c_;
   std::unordered_map<ValueId, uint64_t> deps_; ///< value -> the inputs it is computed from (bit i: input i)
   unsigned inputLevels_[64] = {};              ///< input -> the levels that batch it
   std::map<ValueId, Type> types_;
@@ -85,6 +87,46 @@ private:
     });
   }
 
+  /// True when one of a vmap's results is computed from no mapped operand (at its own level
+  /// it is not batched): a value depends on a mapped parameter when an argument of the
+  /// statement that makes it does, or any value its regions use.
+  static bool returnsUnmapped(const Stmt &s) {
+    const Block &fn = s.regions[0];
+    const auto inDims = vmapInDims(s);
+    std::set<ValueId> mapped;
+    for (size_t i = 0; i < fn.params.size() && i < inDims.size(); ++i)
+      if (inDims[i]) mapped.insert(fn.params[i].id);
+    for (const auto &st : fn.stmts) {
+      bool reads = std::any_of(st.args.begin(), st.args.end(), [&](ValueId a) { return mapped.count(a) > 0; });
+      for (const auto &r : st.regions)
+        forEachBlock(r, [&](const Block &b, int) {
+          for (const auto &inner : b.stmts)
+            for (auto a : inner.args) reads |= mapped.count(a) > 0;
+          for (auto y : b.yields) reads |= mapped.count(y) > 0;
+        });
+      if (reads)
+        for (const auto &d : st.results) mapped.insert(d.id);
+    }
+    return std::any_of(fn.yields.begin(), fn.yields.end(), [&](ValueId y) { return !mapped.count(y); });
+  }
+
+  /// A switch whose index is a program input itself, and whether a level maps it at a dim other
+  /// than its first (under nested levels: the index reaches the rule with its batch dim inside).
+  void indexInput(ValueId index) {
+    const auto &params = c_.program.body.params;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].id != index) continue;
+      f_.insert("switch-index-input");
+      const auto &levels = c_.spec.levels;
+      for (size_t li = 0; li < levels.size(); ++li) {
+        if (i >= levels[li].in_dims.size() || !levels[li].in_dims[i]) continue;
+        int64_t rank = params[i].type.rank() + 1; // the level's own dim, and the inner levels' that batch it
+        for (size_t k = li + 1; k < levels.size(); ++k) rank += i < levels[k].in_dims.size() && levels[k].in_dims[i] ? 1 : 0;
+        if (*wrapDim(*levels[li].in_dims[i], rank) != 0) f_.insert("switch-index-input-at-dim>0");
+      }
+    }
+  }
+
   void construct(const Stmt &s, const std::set<ValueId> &visible, int depth) {
     f_.insert(s.op);
     if (s.results.size() > 1) f_.insert(s.op + "-multi-output");
@@ -97,7 +139,9 @@ private:
       if (depth >= 1) f_.insert("vmap-in-branch-or-body"); // a level opened inside control flow
       for (const auto &d : vmapInDims(s))
         if (!d) f_.insert("vmap-unmapped-operand");
+      if (returnsUnmapped(s)) f_.insert("vmap-output-unmapped"); // vmap expands it to its size
     }
+    if (def.kind == ConstructKind::Switch) indexInput(s.args[0]);
     if (pythonBool) f_.insert("cond-python-bool");
     else if (s.args.size() == 1 && isCond) f_.insert("cond-no-operands");
     std::set<ValueId> caps;

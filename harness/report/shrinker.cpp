@@ -103,6 +103,59 @@ std::vector<Case> inlineRegions(const Case &c) {
   return out;
 }
 
+/// Replaces a vmap by its function run on slice 0 of its mapped operands, each result that is
+/// read expanded back to the mapped size at its out_dim: the case without the transform, where
+/// every slice sees what the first one computes.
+std::vector<Case> dropVmaps(const Case &c) {
+  return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+    const Stmt s = b.stmts[si];
+    if (s.regions.empty() || constructOf(s).kind != ConstructKind::Vmap) return false;
+    const auto inDims = vmapInDims(s);
+    const IntList outDims = s.attrs.getInts("out_dims");
+    const Block &fn = s.regions[0];
+    ValueId next = cand.program.nextId();
+    Block inlined; // the selects, the function's statements, the expands (which read its yields)
+    std::map<ValueId, ValueId> slices, results;
+    for (size_t i = 0; i < fn.params.size() && i < inDims.size(); ++i) {
+      if (!inDims[i]) {
+        slices[fn.params[i].id] = s.args[i];
+        continue;
+      }
+      Attrs at;
+      at.set("dim", *wrapDim(*inDims[i], fn.params[i].type.rank() + 1));
+      at.set("index", int64_t{0});
+      inlined.stmts.push_back(Stmt{"select", {s.args[i]}, at, {}, {Def{next, fn.params[i].type}}});
+      slices[fn.params[i].id] = next++;
+    }
+    inlined.stmts.insert(inlined.stmts.end(), fn.stmts.begin(), fn.stmts.end());
+    std::map<ValueId, int> uses;
+    countUses(cand.program.body, uses);
+    for (size_t k = 0; k < s.results.size() && k < fn.yields.size() && k < outDims.size(); ++k) {
+      if (!uses[s.results[k].id]) continue; // nothing reads it: no stand-in
+      const Type &t = s.results[k].type;
+      const int64_t o = *wrapDim(outDims[k], t.rank());
+      Type front = t; // the result with its mapped dim first
+      front.shape.erase(front.shape.begin() + o);
+      front.shape.insert(front.shape.begin(), t.shape[o]);
+      Attrs count;
+      count.set("count", t.shape[o]);
+      inlined.stmts.push_back(Stmt{"expand", {fn.yields[k]}, count, {}, {Def{next, front}}});
+      results[s.results[k].id] = next++;
+      if (o == 0) continue;
+      Attrs mv;
+      mv.set("dim", int64_t{0});
+      mv.set("to", o);
+      inlined.stmts.push_back(Stmt{"movedim", {next - 1}, mv, {}, {Def{next, t}}});
+      results[s.results[k].id] = next++;
+    }
+    replaceUses(inlined, slices);
+    b.stmts.erase(b.stmts.begin() + si);
+    b.stmts.insert(b.stmts.begin() + si, inlined.stmts.begin(), inlined.stmts.end());
+    replaceUses(b, results);
+    return true;
+  });
+}
+
 /// Replaces a while_loop by its initial carries (as if it ran zero times).
 std::vector<Case> dropLoops(const Case &c) {
   return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
@@ -371,8 +424,14 @@ bool reinferTypes(Program &p) {
   return block(p.body);
 }
 
+int64_t shrinkSize(const Program &p) {
+  int64_t constructs = 0;
+  forEachStmt(p.body, [&](const Stmt &s, int) { constructs += s.regions.empty() ? 0 : 1; });
+  return static_cast<int64_t>(p.size()) + 3 * constructs;
+}
+
 int64_t caseWeight(const Case &c) {
-  int64_t w = static_cast<int64_t>(c.program.size()) * 1000000;
+  int64_t w = shrinkSize(c.program) * 1000000;
   w += static_cast<int64_t>(c.program.body.yields.size() + c.program.body.params.size()) * 10000;
   for (const auto &l : c.spec.levels) {
     w += 1000 + l.size * 10 + (l.chunk_size ? 5 : 0) + (l.randomness != "error" ? 5 : 0);
@@ -386,7 +445,7 @@ int64_t caseWeight(const Case &c) {
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropVmaps, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
                                  simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;

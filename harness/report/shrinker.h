@@ -16,8 +16,13 @@ struct ShrinkStats {
   int accepted = 0; ///< candidates that still failed and were kept
 };
 
-/// A case's size for shrinking: statements (regions included), outputs, inputs, vmap levels,
-/// batch elements and tensor elements. Every accepted step makes it strictly smaller.
+/// A program's size for shrinking: its statements (regions included), each construct counting
+/// as four, so that a case without a construct is smaller even with the few plain ops that
+/// stand in for it (a vmap dropped: a select per mapped operand, an expand per result).
+int64_t shrinkSize(const Program &p);
+
+/// A case's size for shrinking: shrinkSize, outputs, inputs, vmap levels, batch elements and
+/// tensor elements. Every accepted step makes it strictly smaller.
 int64_t caseWeight(const Case &c);
 
 /// Shrinks `c` to a fixpoint. Deterministic: passes and candidates come in a fixed order.

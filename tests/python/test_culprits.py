@@ -468,6 +468,16 @@ def cond_operand_dim1(x, y):
     return _cond_op()(y.sum() > 0, lambda a: (a.cumsum(0),), lambda a: (a.flip(0),), (x,))
 
 
+def vmap_in_cond_branch(x, w):
+    """A vmap inside a cond branch whose predicate every example shares: cond_batch_rule re-vmaps
+    the branches and runs them under interpreter.lower(); the inner vmap's second output is not
+    batched at its own level (vmap expands it to the inner batch size)."""
+    def branch(a, c):
+        return torch.vmap(lambda r, c_: (r * 2, c_ + 1), in_dims=(0, None))(a, c)
+
+    return _cond_op()(torch.tensor(True), branch, branch, (x, w))
+
+
 def public_cond(x):
     return torch.cond(x.sum() > 0, lambda a: (a.sin(),), lambda a: (a.cos(),), (x,))
 
@@ -501,6 +511,8 @@ FAULT_CASES = {
                                                (2, 3, 4), (2, 4)), {vc.FRONT_END})],
     "vmap-equal-size-levels-merged": [(_case(nested_inner_unbatched, [dict(in_dims=(0, 0)), dict(in_dims=(1, None))],
                                              (3, 4, 3), (3, 4), ops=("sin", "cos")), {vc.FRONT_END})],
+    "vmap-in-region-lowered-batch-size": [(_case(vmap_in_cond_branch, [dict(in_dims=(0, 0))], (5, 4, 3), (5, 2)),
+                                           {vc.FRONT_END})],
     "aten-sum-negative-dim": [(_case(sum_last, ONE, (2, 3, 4)), {"op:sum"}),
                               # inside a HOP's body: the HOP's per-example rule unbatches the body too
                               (_case(sum_in_cond_branch, [dict(in_dims=(0, None))], (2, 3, 4), (3,)), {"op:sum", "hop:cond"}),

@@ -352,6 +352,51 @@ def vmap_equal_size_levels_merged():
     vm.vmap_increment_nesting = reuse_or_increment
 
 
+def vmap_in_region_lowered_batch_size():
+    """A vmap opened inside a region that a batching rule runs one level down (a cond branch or
+    a scan combine function batched by an enclosing vmap: the code under the rule's
+    `interpreter.lower()`) takes its batch size from the level the rule lowered from instead of
+    its own inputs, so an output its function returns unbatched is expanded to the enclosing
+    level's size. Only a vmap inside a batched control-flow region shows it.
+
+    Mimics a front end that reads the batch size of the wrong interpreter level when it removes
+    the batch dim of an output. The rules' own vmaps (the branches cond_batch_rule re-vmaps,
+    called from torch's code) run at the size they lowered from anyway and are left alone. The
+    unwrapping runs when the program runs, also where dynamo compiled the region (the wrapper is
+    kept in its graph)."""
+    import contextlib
+    import sys
+
+    from torch._functorch import pyfunctorch
+
+    vm = importlib.import_module(_VMAP)
+    lowered = []  # the batch sizes of the vmap levels rules have lowered from, innermost last
+    orig_lower, orig_remove = pyfunctorch.VmapInterpreter.lower, vm._remove_batch_dim
+
+    @contextlib.contextmanager
+    def lower(self):
+        lowered.append(self.batch_size())
+        try:
+            with orig_lower(self):
+                yield
+        finally:
+            lowered.pop()
+
+    def remove_batch_dim(batched_output, vmap_level, batch_size, out_dim):
+        # Who opened this vmap: the first frame out of torch._functorch (a rule's own vmap is
+        # called from torch's code).
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__", "").startswith("torch._functorch"):
+            frame = frame.f_back
+        caller = frame.f_globals.get("__name__", "") if frame is not None else ""
+        if lowered and not caller.startswith("torch.") and caller != "torch":
+            batch_size = lowered[-1]
+        return orig_remove(batched_output, vmap_level, batch_size, out_dim)
+
+    pyfunctorch.VmapInterpreter.lower = lower
+    vm._remove_batch_dim = torch._dynamo.allow_in_graph(remove_batch_dim)
+
+
 # ---- scan ---------------------------------------------------------------------------------------
 
 _SCAN = "torch._higher_order_ops.scan"
@@ -464,6 +509,7 @@ FAULTS = {
     "vmap-chunk-concat-dim0": vmap_chunk_concat_dim0,
     "vmap-nested-physical-batch-size": vmap_nested_physical_batch_size,
     "vmap-equal-size-levels-merged": vmap_equal_size_levels_merged,
+    "vmap-in-region-lowered-batch-size": vmap_in_region_lowered_batch_size,
     "scan-bdim-moved-to-front": scan_bdim_moved_to_front,
     "scan-unbatched-output-marked-batched": scan_unbatched_output_marked_batched,
     "scan-captured-unbatched": scan_captured_unbatched,
