@@ -99,6 +99,7 @@ private:
   std::vector<size_t> scopeParams_; ///< per scope: how many of its first values are region parameters
   std::vector<ValueId> inputs_;
   std::optional<ValueId> indexInput_; ///< an i64[] program input switches may use as their index
+  int insideVmap_ = 0;                ///< how many vmap functions enclose the block being built
   std::multiset<ValueId> hidden_;
   Block *top_ = nullptr;                   ///< the program's body, while it is built
   std::map<DType, ValueId> anchor_;        ///< per dtype: an exact 0-d zero computed from every input
@@ -622,11 +623,13 @@ private:
     Stmt s{"vmap", idsOf(operands), attrs, {}, {}};
     ValueId firstResult = next_;
     next_ += static_cast<ValueId>(results.size());
+    ++insideVmap_;
     s.regions.push_back(region(params, idsOf(operands), outTypes, depth + 1, nullptr, nullptr, [&](Block &r) {
       if (!fromUnmapped && !fromCapture) return;
       const ValueId v = fromUnmapped ? r.params[*fromUnmapped].id : fromCapture->id;
       r.yields[0] = chance(50) ? v : computeOfType(r, outTypes[0], {v}).value_or(v);
     }));
+    --insideVmap_;
     for (size_t i = 0; i < results.size(); ++i) s.results.push_back(Def{firstResult + static_cast<ValueId>(i), results[i]});
     for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));
@@ -674,8 +677,11 @@ private:
     }
     // In-place buffers (GenPolicy::scanInplacePercent): their initial values are arguments after
     // the xs, their parameters follow the slices, and combine_fn ends with their updates.
+    // Not inside a vmap's function: the anchor that keeps a buffer batched wherever anything is
+    // covers the batch spec's levels only, and an in-place update of a buffer a level the
+    // program opens does not batch, with a value it does, breaks vmap's in-place rule.
     std::vector<Def> bufs;
-    if (pol_.scanInplacePercent > 0 && chance(pol_.scanInplacePercent))
+    if (insideVmap_ == 0 && pol_.scanInplacePercent > 0 && chance(pol_.scanInplacePercent))
       for (int64_t j = draw(1, 4) == 4 ? 2 : 1; j > 0; --j)
         if (auto init = bufferInit(b)) bufs.push_back(*init);
     std::function<void(Block &)> hideBufs, updateBufs;

@@ -34,9 +34,12 @@ using vf::test::tempDir;
 TEST(Nightly, FailsOnlyForSignaturesNotYetFiled) {
   std::string d = tempDir("rule"), reports = d + "/reports", regressions = d + "/regressions";
   fs::create_directories(regressions);
-  // The planted cond fault is a bug the reports directory does not know yet.
+  // The planted cond fault is a bug the reports directory does not know yet. Look-behind is off:
+  // the second night would step around the bugs the first one filed and may meet new ones behind
+  // them (a new failure, rightly: tests/e2e/look_behind_e2e_test.cpp), and this test is about the
+  // same cases meeting the same bugs.
   const std::string cmd = kBin + " nightly --budget 900 --cases 30 --seed 12 --gen max_region_outputs=1 --gen max_levels=1"
-                                 " --gen max_depth=1 --fault cond-batched-pred-swapped --no-recheck --reports " +
+                                 " --gen max_depth=1 --gen look_behind=0 --fault cond-batched-pred-swapped --no-recheck --reports " +
                           reports + " --regressions " + regressions;
   Shell first = sh(cmd + " --out " + d + "/night1");
   ASSERT_EQ(first.code, 1) << first.out;

@@ -60,6 +60,24 @@ TEST(Selftest, PlantedFaultsAreDetectedAndTheControlRunIsNot) {
   fs::remove_all(out);
 }
 
+// A fault that shows only where a vmap is opened inside a control-flow region (issue 28): the
+// transforms inside the program find it, localised to vmap's front end; the same campaign with
+// no vmap in its programs (--gen vmap_weight=0) runs its cases (3000, or 120 s) and does not.
+TEST(Selftest, AFaultInsideControlFlowIsFoundOnlyWithTransformsInsideThePrograms) {
+  const std::string cmd = kBin + " selftest --fault vmap-in-region-lowered-batch-size --mode direct --time 120"
+                                 " --cases 3000 --seed 1 --culprit-runs 8 --no-shrink";
+  Shell with = sh(cmd);
+  EXPECT_EQ(with.code, 0) << with.out;
+  EXPECT_EQ(row(with.out, "vmap-in-region-lowered-batch-size").rfind("| vmap-in-region-lowered-batch-size | yes |", 0), 0u)
+      << with.out;
+  EXPECT_NE(row(with.out, "vmap-in-region-lowered-batch-size").find("| vmap:front-end | vmap:front-end ✓ |"),
+            std::string::npos) << with.out;
+  Shell without = sh(cmd + " --gen vmap_weight=0");
+  EXPECT_EQ(without.code, 1) << without.out;
+  EXPECT_NE(without.out.find("vmap-in-region-lowered-batch-size: not detected after"), std::string::npos)
+      << without.out;
+}
+
 TEST(Selftest, UnknownFaultIsAUsageError) {
   Shell r = sh(kBin + " selftest --fault no-such-fault");
   EXPECT_EQ(r.code, 2) << r.out;
