@@ -19,9 +19,12 @@ import sys
 import types
 
 TOOL_NAME = "vmapfuzz-coverage"
+# The rules, vmap's front end, and the interpreter stack they meet when levels interleave with
+# control flow (pyfunctorch.py: lower(), the interpreters; eager_transforms.py: grad, jvp, vjp).
 DEFAULT_FILES = ("torch/_higher_order_ops/cond.py", "torch/_higher_order_ops/scan.py",
                  "torch/_higher_order_ops/while_loop.py", "torch/_higher_order_ops/switch.py",
-                 "torch/_higher_order_ops/utils.py", "torch/_functorch/vmap.py", "torch/_functorch/apis.py")
+                 "torch/_higher_order_ops/utils.py", "torch/_functorch/vmap.py", "torch/_functorch/apis.py",
+                 "torch/_functorch/pyfunctorch.py", "torch/_functorch/eager_transforms.py")
 
 
 def _nested(code):
