@@ -603,14 +603,12 @@ private:
       params.push_back(t);
     }
     const UnmappedSource src = unmappedSource(operands, inDims, params);
-    const std::optional<size_t> &fromUnmapped = src.operand;
-    const std::optional<Def> &fromCapture = src.capture;
     std::vector<Type> outTypes, results;
     IntList outDims;
     const bool firstLikeOperand = chance(50);
     for (int64_t i = draw(1, 2); i > 0; --i) {
       const bool first = outTypes.empty();
-      Type t = !first ? pick(params) : fromUnmapped ? params[*fromUnmapped] : fromCapture ? fromCapture->type : firstLikeOperand ? params[0] : pick(params);
+      Type t = !first ? pick(params) : src.operand ? params[*src.operand] : src.capture ? src.capture->type : firstLikeOperand ? params[0] : pick(params);
       outTypes.push_back(t);
       const int64_t o = first && t == params[0] && chance(80) ? dim : draw(0, t.rank());
       outDims.push_back(written(o, t.rank() + 1));
@@ -625,8 +623,8 @@ private:
     next_ += static_cast<ValueId>(results.size());
     ++insideVmap_;
     s.regions.push_back(region(params, idsOf(operands), outTypes, depth + 1, nullptr, nullptr, [&](Block &r) {
-      if (!fromUnmapped && !fromCapture) return;
-      const ValueId v = fromUnmapped ? r.params[*fromUnmapped].id : fromCapture->id;
+      if (!src.operand && !src.capture) return;
+      const ValueId v = src.operand ? r.params[*src.operand].id : src.capture->id;
       r.yields[0] = chance(50) ? v : computeOfType(r, outTypes[0], {v}).value_or(v);
     }));
     --insideVmap_;

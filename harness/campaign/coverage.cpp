@@ -112,18 +112,18 @@ private:
 
   /// A switch whose index is a program input itself, and whether a level maps it at a dim other
   /// than its first (under nested levels: the index reaches the rule with its batch dim inside).
+  /// A level's in_dim counts the dims it sees, the per-example ones and those of inner levels;
+  /// outer levels' dims come later, so in the physical order a level's dim is not first where a
+  /// dim it sees precedes it.
   void indexInput(ValueId index) {
     const auto &params = c_.program.body.params;
     for (size_t i = 0; i < params.size(); ++i) {
       if (params[i].id != index) continue;
       f_.insert("switch-index-input");
-      const auto &levels = c_.spec.levels;
-      for (size_t li = 0; li < levels.size(); ++li) {
-        if (i >= levels[li].in_dims.size() || !levels[li].in_dims[i]) continue;
-        int64_t rank = params[i].type.rank() + 1; // the level's own dim, and the inner levels' that batch it
-        for (size_t k = li + 1; k < levels.size(); ++k) rank += i < levels[k].in_dims.size() && levels[k].in_dims[i] ? 1 : 0;
-        if (*wrapDim(*levels[li].in_dims[i], rank) != 0) f_.insert("switch-index-input-at-dim>0");
-      }
+      const std::vector<int> dims = physicalDimLevels(c_, i);
+      for (size_t p = 0; p < dims.size(); ++p)
+        for (size_t q = 0; q < p && dims[p] >= 0; ++q)
+          if (dims[q] < 0 || dims[q] > dims[p]) f_.insert("switch-index-input-at-dim>0");
     }
   }
 

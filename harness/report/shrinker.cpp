@@ -425,9 +425,9 @@ bool reinferTypes(Program &p) {
 }
 
 int64_t shrinkSize(const Program &p) {
-  int64_t constructs = 0;
-  forEachStmt(p.body, [&](const Stmt &s, int) { constructs += s.regions.empty() ? 0 : 1; });
-  return static_cast<int64_t>(p.size()) + 3 * constructs;
+  int64_t n = 0;
+  forEachStmt(p.body, [&](const Stmt &s, int) { n += s.regions.empty() ? 1 : 4; });
+  return n;
 }
 
 int64_t caseWeight(const Case &c) {
@@ -464,10 +464,11 @@ Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, 
       for (bool accepted = true; accepted && st.attempts < maxAttempts;) {
         accepted = false;
         std::vector<Case> cands = pass(cur);
+        const int64_t curWeight = caseWeight(cur);
         for (size_t k = 0; k < cands.size(); ++k) {
           size_t i = (from + k) % cands.size();
           Case &cand = cands[i];
-          if (caseWeight(cand) >= caseWeight(cur) || !validateCase(cand).empty()) continue;
+          if (caseWeight(cand) >= curWeight || !validateCase(cand).empty()) continue;
           if (st.attempts >= maxAttempts) break;
           ++st.attempts;
           if (!fails(cand)) continue;
