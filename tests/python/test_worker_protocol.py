@@ -1,40 +1,10 @@
 """The worker's framing over its pipes (protocol v2): u64le header length, JSON header, blobs.
 Starts the worker as a process; a run request needs torch, a hello does not."""
-import json
-import os
 import struct
-import subprocess
-import sys
 
 import pytest
 
-from conftest import WORKER_DIR
-
-
-def frame(header, blobs=()):
-    data = json.dumps(header).encode()
-    return struct.pack("<Q", len(data)) + data + b"".join(blobs)
-
-
-def read_frame(pipe):
-    (n,) = struct.unpack("<Q", pipe.read(8))
-    return json.loads(pipe.read(n))
-
-
-@pytest.fixture
-def worker():
-    env = dict(os.environ, VMAPFUZZ_FAULTS="", VMAPFUZZ_COVERAGE="")
-    p = subprocess.Popen([sys.executable, os.path.join(WORKER_DIR, "vmapfuzz_worker.py")], env=env,
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    yield p
-    p.stdin.close()
-    p.wait()
-
-
-def ask(p, header, blobs=()):
-    p.stdin.write(frame(header, blobs))
-    p.stdin.flush()
-    return read_frame(p.stdout)
+from conftest import ask
 
 
 def test_hello_and_a_wrong_version_are_answered_in_frames(worker):

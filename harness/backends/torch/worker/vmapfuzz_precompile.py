@@ -5,22 +5,26 @@ returns an `AOTCompiledFunction`; `save_compiled_function(path)` serialises it (
 bytecode); `torch.compiler.load_compiled_function(file, f_globals=...)` loads it in another
 process, and every call checks the saved guards first.
 
-The worker (`run_batched`) compiles one artifact per call (per batch size), calls the first in
-process (a program this torch cannot compile or run in process fails as in any compile mode),
-saves them all in a temporary folder and runs this file as a fresh `python3` (`load_and_call`).
-The fresh process loads artifact 0 and calls it with each call's inputs: where the saved guards
-reject another batch size (the documented behaviour of a static artifact) it loads that call's own
-artifact instead. Anything that fails there is marked `after save/load`. The folder is removed
-before the reply.
+The worker (`run_batched`) writes the case into a temporary folder and runs two fresh processes,
+each a fork of the start-up image (vmapfuzz_zygote.py), one after the other:
+- `compile_and_save` (the compile): plants the worker's faults, runs the preloads, compiles one
+  artifact per call (per batch size) with the request's swaps applied, calls the first in process
+  (a program this torch cannot compile or run fails as in any compile mode) and saves them all.
+  The worker's own process never compiles, so a failed compile cannot leave functorch levels
+  behind in it (it used to be replaced after each).
+- `load_and_call` (the load): loads artifact 0 and calls it with each call's inputs; where the
+  saved guards reject another batch size (the documented behaviour of a static artifact) it loads
+  that call's own artifact instead. Anything that fails there, or in saving, is marked
+  `after save/load`.
+Results come back through pickles in the folder, which is removed before the reply.
 
 Planted fault (self-tests): `precompile-load-perturbed` in VMAPFUZZ_FAULTS adds 1 to the first
-floating output of every loaded function, in the fresh process only.
+floating output of every loaded function, in the loading process only.
 """
 import os
 import pickle
+import runpy
 import shutil
-import subprocess
-import sys
 import tempfile
 import traceback
 
@@ -55,43 +59,130 @@ def missing(torch):
     return f"torch {torch.__version__} lacks " + ", ".join(lacks) if lacks else ""
 
 
-def run_batched(torch, source, args_per_call, ex, preloads, worker_dir):
-    """`args_per_call`: each call's inputs, contiguous on the CPU. Returns the outputs of each call (a tuple of tensors each), computed in a fresh process
-    from the saved artifacts. Raises what the in-process compile raises, or AfterSaveLoad."""
-    ns = {"__name__": "vmapfuzz_case"}
-    exec(compile(source + ENTRY_SOURCE, "<vmapfuzz-case>", "exec"), ns)
+class CompileFailed(Exception):
+    """The compiling process failed: carries the error as the worker reports it (type, message,
+    traceback, call, oom, stage)."""
+
+    def __init__(self, info):
+        super().__init__(info["message"])
+        self.info = info
+
+
+def run_batched(source, args_per_call, ex, preloads, wants=None):
+    """`args_per_call`: each call's inputs, contiguous on the CPU; `wants`: what the compile is
+    to apply and record, {"components": the request's swaps, "record": its record_ops, "coverage":
+    bool}. Returns (the outputs of each call, a
+    tuple of tensors each, computed in the loading process from the saved artifacts; what the
+    compiling process recorded: {"cov", "ops", "components"}). Raises CompileFailed or
+    AfterSaveLoad."""
+    import vmapfuzz_zygote
+
     folder = tempfile.mkdtemp(prefix="vmapfuzz-precompile-")
     try:
-        laid_out = []
-        for args in args_per_call:
-            args = [a.to(ex.get("device", "cpu")) for a in args]
-            if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
-                args = list(ns["layout_inputs"](*args))
-            laid_out.append(args)
-        try:
-            vmapfuzz_aot.aot_compile_and_save(torch, ns[ENTRY], laid_out, ex["compile"], ex.get("dynamic"), folder,
-                                              run_first=True)
-        except vmapfuzz_aot.AotSaveFailed as e:
-            raise AfterSaveLoad({"type": _type_name(e.error), "message": str(e)[:4000],
-                                 "traceback": "".join(traceback.format_exception(e.error))[-4000:],
-                                 "call": e.call}) from None
         with open(os.path.join(folder, "case.pkl"), "wb") as f:
             pickle.dump({"source": source, "args": [[a.cpu() for a in args] for args in args_per_call],
-                         "device": ex.get("device", "cpu"),
+                         "exec": ex, "device": ex.get("device", "cpu"), "wants": wants or {},
                          "preloads": [os.path.abspath(p) for p in preloads]}, f)
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), folder], cwd=worker_dir,
-                              stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr)
-        result = os.path.join(folder, "result.pkl")
-        if not os.path.exists(result):
-            raise AfterSaveLoad({"type": "ProcessDied", "message": f"the fresh process that loads the artifact exited with status {proc.returncode}",
+        status = vmapfuzz_zygote.run(compile_and_save, folder)
+        compiled = _result(folder, "compiled.pkl")
+        if compiled is None:
+            raise CompileFailed({"type": "ProcessDied", "call": 0, "oom": False, "stage": "program", "traceback": "",
+                                 "message": f"the process compiling the case exited with status {status}"})
+        if "error" in compiled:
+            error = compiled["error"]
+            raise (AfterSaveLoad(error) if error.pop("after", None) else CompileFailed(error))
+        status = vmapfuzz_zygote.run(load_and_call, folder)
+        res = _result(folder, "result.pkl")
+        if res is None:
+            raise AfterSaveLoad({"type": "ProcessDied", "message": f"the fresh process that loads the artifact exited with status {status}",
                                  "traceback": "", "call": 0})
-        with open(result, "rb") as f:
-            res = pickle.load(f)
         if "error" in res:
             raise AfterSaveLoad(res["error"])
-        return res["outputs"]
+        return res["outputs"], compiled["recorded"]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _result(folder, name):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def _case(folder):
+    """The case the worker wrote, its preloads run, its module's namespace made from its source."""
+    with open(os.path.join(folder, "case.pkl"), "rb") as f:
+        case = pickle.load(f)
+    for path in case["preloads"]:
+        runpy.run_path(path, run_name="__vmapfuzz_preload__")
+    ns = {"__name__": "vmapfuzz_case"}
+    exec(compile(case["source"] + ENTRY_SOURCE, "<vmapfuzz-case>", "exec"), ns)
+    return case, ns
+
+
+def _laid_out(ns, args, device):
+    args = [a.to(device) for a in args]
+    if "layout_inputs" in ns:  # the case's memory layouts (same values, other strides)
+        args = list(ns["layout_inputs"](*args))
+    return args
+
+
+def _plant_faults():
+    """The worker's planted faults (self-tests), as the worker plants them at start-up."""
+    import vmapfuzz_faults
+    import vmapfuzz_worker
+
+    names = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f and f not in vmapfuzz_worker.WORKER_FAULTS]
+    if names:
+        vmapfuzz_faults.plant(names)
+
+
+def compile_and_save(folder):
+    """The compiling process: artifacts into `folder`, and compiled.pkl: {"recorded": {"cov",
+    "ops", "components"}} or {"error": the worker's error fields (+ "after" when saving failed)}."""
+    import contextlib
+
+    import torch
+    import vmapfuzz_culprits
+    import vmapfuzz_image
+    import vmapfuzz_worker
+
+    res, stage, swap, recording, record = {}, "worker", None, False, False
+    cov = vmapfuzz_image.COVERAGE
+    try:
+        _plant_faults()
+        case, ns = _case(folder)
+        wants = case["wants"]
+        components, record = wants.get("components") or [], bool(wants.get("record"))
+        laid_out = [_laid_out(ns, args, case["device"]) for args in case["args"]]
+        if case["device"] != "cpu":
+            torch.set_default_device(case["device"])
+        with contextlib.ExitStack() as stack:
+            if components or record:
+                swap = stack.enter_context(vmapfuzz_culprits.swapped(torch, components, record=record))
+            if cov is not None and wants.get("coverage"):
+                cov.begin(restart=True)
+                recording = True
+            stage = "program"
+            vmapfuzz_aot.aot_compile_and_save(torch, ns[ENTRY], laid_out, case["exec"]["compile"],
+                                              case["exec"].get("dynamic"), folder, run_first=True)
+            stage = "worker"
+    except vmapfuzz_aot.AotSaveFailed as e:
+        res["error"] = {"type": _type_name(e.error), "message": str(e)[:4000], "call": e.call, "after": "save/load",
+                        "traceback": "".join(traceback.format_exception(e.error))[-4000:]}
+    except Exception as e:
+        res["error"] = {"type": _type_name(e), "message": str(e)[:4000], "traceback": vmapfuzz_worker._traceback(e),
+                        "raising_pass": vmapfuzz_worker.raising_pass(e), "call": 0,
+                        "oom": vmapfuzz_worker._is_oom(e), "stage": stage}
+    recorded = {"cov": cov.end() if recording else None,
+                "ops": sorted(swap.ops) if swap is not None and record else None,
+                "components": swap.components(torch) if swap is not None and record else None}
+    if "error" not in res:
+        res["recorded"] = recorded
+    with open(os.path.join(folder, "compiled.pkl"), "wb") as f:
+        pickle.dump(res, f)
 
 
 def _type_name(e):
@@ -109,30 +200,19 @@ def _perturb(torch, out):
 
 
 def load_and_call(folder):
-    """The fresh process: load, call each batch size, write result.pkl."""
-    import runpy
-
+    """The loading process: load, call each batch size, write result.pkl."""
     import torch
-
-    with open(os.path.join(folder, "case.pkl"), "rb") as f:
-        case = pickle.load(f)
-    for path in case["preloads"]:
-        runpy.run_path(path, run_name="__vmapfuzz_preload__")
-    perturb = "precompile-load-perturbed" in os.environ.get("VMAPFUZZ_FAULTS", "").split(",")
-    ns = {"__name__": "vmapfuzz_case"}
-    exec(compile(case["source"] + ENTRY_SOURCE, "<vmapfuzz-case>", "exec"), ns)
-    device = case["device"]
-    if device != "cpu":
-        torch.set_default_device(device)
 
     outputs, call = [], 0
     try:
+        case, ns = _case(folder)
+        perturb = "precompile-load-perturbed" in os.environ.get("VMAPFUZZ_FAULTS", "").split(",")
+        device = case["device"]
+        if device != "cpu":
+            torch.set_default_device(device)
         loaded = vmapfuzz_aot.aot_loader(torch, folder, ns)
         for call, args in enumerate(case["args"]):
-            args = [a.to(device) for a in args]
-            if "layout_inputs" in ns:
-                args = list(ns["layout_inputs"](*args))
-            out = loaded(call, *args)  # artifact 0, or this call's own where its guards reject it
+            out = loaded(call, *_laid_out(ns, args, device))  # artifact 0, or this call's own where its guards reject it
             out = (out,) if isinstance(out, torch.Tensor) else tuple(out)
             if perturb:
                 out = _perturb(torch, out)
@@ -143,8 +223,3 @@ def load_and_call(folder):
                          "traceback": traceback.format_exc()[-4000:], "call": call}}
     with open(os.path.join(folder, "result.pkl"), "wb") as f:
         pickle.dump(res, f)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(load_and_call(sys.argv[1]))

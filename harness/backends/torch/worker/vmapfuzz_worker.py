@@ -256,9 +256,10 @@ def _coverage(torch):
         return None, f"{type(e).__name__}: {e}"
 
 
-def _precompiled(torch, source, inputs, calls, ex, preloads):
+def _precompiled(source, inputs, calls, ex, preloads, wants, recorded):
     """A precompile mode's batched run (vmapfuzz_precompile.py): `fn(call, *args)` gives that
-    call's outputs, all computed on the first call by a fresh process from saved artifacts."""
+    call's outputs, all computed on the first call by two fresh processes (compile, then load);
+    what the compiling process recorded (`wants`: swaps, ops, coverage) goes into `recorded`."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import vmapfuzz_precompile
 
@@ -270,15 +271,45 @@ def _precompiled(torch, source, inputs, calls, ex, preloads):
 
     def fn(call, *_args):
         if not done:
-            done.append(vmapfuzz_precompile.run_batched(torch, source, per_call, ex, preloads,
-                                                        os.path.dirname(os.path.abspath(__file__))))
+            outputs, got = vmapfuzz_precompile.run_batched(source, per_call, ex, preloads, wants)
+            done.append(outputs)
+            recorded.update(got)
         return done[0][call]
 
     return fn
 
 
+def _merge_coverage(mine, theirs):
+    """Coverage replies ({"l": {file: [line]}, "b": {file: [edge]}}) united."""
+    if not theirs:
+        return mine
+    out = {}
+    for kind in ("l", "b"):
+        files = {}
+        for part in (mine or {}, theirs):
+            for f, hits in part.get(kind, {}).items():
+                files.setdefault(f, set()).update(hits)
+        out[kind] = {f: sorted(h) for f, h in files.items()}
+    return out
+
+
 _CASE_MODULE_IDS = itertools.count()
 _CASE_MODULES = []  # the name of the module of the case run last
+_CODE = {}  # source -> its compiled code: the last few, for a case's later requests
+
+
+def _compiled(source, filename):
+    """The module's code, compiled once for a case's requests (its batched run, the per-example
+    run after a batched error, culprit localisation's runs: the same source; a traceback then
+    names the file of the first). Compiling was a third of a direct-mode case's Python time.
+    Dynamo keeps its caches on code objects: every request but a direct-mode one resets them."""
+    code = _CODE.pop(source, None)
+    if code is None:
+        code = compile(source, filename, "exec")
+    _CODE[source] = code  # the most recent last
+    while len(_CODE) > 8:
+        del _CODE[next(iter(_CODE))]
+    return code
 
 
 def _case_module(source, filename):
@@ -293,7 +324,7 @@ def _case_module(source, filename):
     _CASE_MODULES[:] = [name]
     mod = types.ModuleType(name)
     sys.modules[name] = mod
-    exec(compile(source, filename, "exec"), mod.__dict__)
+    exec(_compiled(source, filename), mod.__dict__)
     return mod.__dict__
 
 
@@ -366,7 +397,11 @@ def main():
     proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    proto_in = os.fdopen(0, "rb", buffering=0)
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    # Nothing this process starts (the zygote: vmapfuzz_zygote.py) inherits the request pipe.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
 
     _limit_memory()
     all_faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
@@ -482,7 +517,7 @@ def main():
         torch_s, t_call = 0.0, None
         stage = "worker"  # an exception outside the program's call is the harness's own bug
         recording = False
-        swap = None
+        swap, child = None, {}
         try:
             # Each case starts from a clean compiler state, as its standalone repro.py does:
             # dynamo remembers shapes per code location (automatic dynamic shapes), which
@@ -507,8 +542,11 @@ def main():
             stage = "worker"
             entry = entry_request(req)
             fn = _entry_point(ns, entry, ex, torch)
+            child = {}  # what a precompile mode's compiling process recorded
             if entry.get("precompile"):
-                fn = _precompiled(torch, req["source"], inputs, calls, ex, preload_paths)
+                wants = {"components": swap.components, "record": swap.record,
+                         "coverage": bool(cov is not None and req.get("coverage"))}
+                fn = _precompiled(req["source"], inputs, calls, ex, preload_paths, wants, child)
             metas_out, counts, at = [], [], 0
             recording = cov is not None and req.get("coverage") and req["mode"] == "batched"
             if recording:
@@ -540,21 +578,21 @@ def main():
             if type(e).__name__ == "AfterSaveLoad":  # the fresh process that loaded the artifact failed
                 reply.update(status="error", tensors=[], recycle=False,
                              error=dict(e.info, oom=False, stage="program", after="save/load"))
+            elif type(e).__name__ == "CompileFailed":  # a precompile mode's compiling process failed
+                reply.update(status="error", tensors=[], recycle=False, error=e.info)
             else:
-                # A failed ahead-of-time compile can leave functorch's vmap levels behind in this
-                # process (later cases then fail with "Unsupported functorch tracing attempt"):
-                # a precompile mode's failed batched run replaces the process.
-                leaks = bool(ex.get("precompile")) and req["mode"] == "batched"
-                reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e) or leaks,
+                reply.update(status="error", tensors=[], recycle=oom or _is_device_error(e),
                              error={"type": type(e).__module__ + "." + type(e).__qualname__
                                     if type(e).__module__ not in ("builtins",) else type(e).__qualname__,
                                     "message": str(e)[:4000], "traceback": _traceback(e),
                                     "raising_pass": raising_pass(e), "call": call, "oom": oom, "stage": stage})
         finally:
             if recording:
-                reply["cov"] = cov.end()
+                reply["cov"] = _merge_coverage(cov.end(), child.get("cov"))
                 recording = False
             if swap is not None and swap.recorded is not None:
+                swap.recorded |= set(child.get("ops") or [])
+                swap.components_seen += [c for c in child.get("components") or [] if c not in swap.components_seen]
                 reply["ops"] = sorted(swap.recorded)
                 reply["components"] = swap.components_seen
             if device != "cpu":
