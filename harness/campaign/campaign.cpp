@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "generators/case_gen.h"
 #include "harness/report/filing.h"
 #include "harness/backends/exec_config.h"
 #include "harness/report/reproduce.h"
@@ -96,16 +97,23 @@ private:
 
   /// Case `i` of the campaign: generated, or a corpus case or mutant of one (coverage guidance),
   /// its data re-drawn for predicate margins.
+  /// Draws under genMu_ only what goes through RapidCheck (draw.h): the program and batch spec,
+  /// or the corpus case's mutant; the data re-draws for margins (reference runs) run outside it,
+  /// so that jobs generate side by side.
   Drawn draw(int64_t i) {
-    std::lock_guard<std::mutex> g(genMu_);
     Drawn d;
     d.index = i;
     d.origin = {.generated = true, .caseSeed = caseSeed(opt_.seed, i), .size = caseSize(i), .how = ""};
     auto tGen = std::chrono::steady_clock::now();
     DrawnCase drawn;
     try {
-      d.mutant = guide_.next(d.origin.caseSeed, opt_.policy);
-      drawn = d.mutant ? keepMargin(d.mutant->c, opt_.policy.maxRedraws) : drawCase(d.origin.caseSeed, d.origin.size, opt_.policy);
+      Case c;
+      {
+        std::lock_guard<std::mutex> g(genMu_);
+        d.mutant = guide_.next(d.origin.caseSeed, opt_.policy);
+        c = d.mutant ? d.mutant->c : generateCase(d.origin.caseSeed, d.origin.size, opt_.policy);
+      }
+      drawn = keepMargin(std::move(c), opt_.policy.maxRedraws);
     } catch (const std::exception &e) { // the generator's own bug: say which case, exit 4
       throw std::logic_error("the generator failed on case " + std::to_string(i) + " (" +
                              genCommand(d.origin.caseSeed, d.origin.size, opt_.genFlags) + "): " + e.what());
@@ -117,13 +125,17 @@ private:
 
   /// The `k`-th re-spec of a passing program: no gen line makes it, its filed case.vf replays it.
   Drawn respec(const Drawn &from, int k) {
-    std::lock_guard<std::mutex> g(genMu_);
     Drawn d;
     d.index = from.index;
     d.respec = true;
     d.origin = {.generated = false, .caseSeed = from.origin.caseSeed, .size = from.origin.size, .how = "a re-spec of a passing program"};
     auto tGen = std::chrono::steady_clock::now();
-    return settle(d, drawRespec(from.c, from.origin.caseSeed, k, from.origin.size, opt_.policy), tGen);
+    Case c;
+    {
+      std::lock_guard<std::mutex> g(genMu_);
+      c = respecCase(from.c, from.origin.caseSeed, k, from.origin.size, opt_.policy);
+    }
+    return settle(d, keepMargin(std::move(c), opt_.policy.maxRedraws), tGen);
   }
 
   Drawn settle(Drawn &d, DrawnCase drawn, std::chrono::steady_clock::time_point tGen) {
@@ -340,7 +352,7 @@ private:
   std::ostream &log_;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   std::atomic<int64_t> nextK_{0};
-  std::mutex mu_, genMu_, logMu_; ///< statistics; the generator; the log (taken last)
+  std::mutex mu_, genMu_, logMu_; ///< statistics; RapidCheck's generation (draw.h); the log (taken last)
   CampaignStats s_;
   Guide guide_;
   double lastPrint_ = 0, lastCheckpoint_ = 0;

@@ -16,10 +16,13 @@ DrawnCase drawCase(uint64_t caseSeed, int size, const GenPolicy &policy) {
   return keepMargin(generateCase(caseSeed, size, policy), policy.maxRedraws);
 }
 
-DrawnCase drawRespec(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy) {
+Case respecCase(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy) {
   const uint64_t seed = splitmixMix(caseSeed ^ (kSplitmixGamma * static_cast<uint64_t>(k + 1)));
-  Case r{c.program, genBatchSpec(c.program, policy)(rc::Random(seed), size).value()};
-  return keepMargin(std::move(r), policy.maxRedraws);
+  return Case{c.program, genBatchSpec(c.program, policy)(rc::Random(seed), size).value()};
+}
+
+DrawnCase drawRespec(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy) {
+  return keepMargin(respecCase(c, caseSeed, k, size, policy), policy.maxRedraws);
 }
 
 } // namespace vf

@@ -20,7 +20,13 @@ DrawnCase drawCase(uint64_t caseSeed, int size, const GenPolicy &policy);
 
 /// The `k`-th re-spec of a case: the same program with another batch spec (levels, sizes,
 /// in_dims, out_dims, chunking) and data, drawn from (caseSeed, k) and kept off its predicates'
-/// boundaries like drawCase. Deterministic. Uses RapidCheck: call under the generator's lock.
+/// boundaries like drawCase. Deterministic.
 DrawnCase drawRespec(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy);
+/// Its first step: the re-spec'd case before keepMargin.
+Case respecCase(const Case &c, uint64_t caseSeed, int k, int size, const GenPolicy &policy);
+
+/// generateCase, respecCase and mutateCase draw through RapidCheck, whose implicit parameters are
+/// process-wide: threads that generate take one lock (the campaign's jobs). keepMargin is free of
+/// it (its data has a generator of its own per tensor) and runs outside that lock.
 
 } // namespace vf

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "harness/backends/torch/standalone.h"
 #include "harness/report/reproduce.h"
 
 namespace vf::cli {
@@ -137,8 +138,13 @@ std::unique_ptr<TorchBackend> startBackend(const SystemFlags &f, std::ostream &l
 StoreOptions storeOptions(const SystemFlags &f, const Systems &systems) {
   StoreOptions so;
   so.environment = systems.environment();
-  if (f.faults.empty()) so.confirmPython = f.python;
-  else so.environment["planted_faults"] = f.faults;
+  if (f.faults.empty()) {
+    so.confirmPython = f.python;
+    auto runner = std::make_shared<StandaloneRunner>(f.python); // the store's confirmations share it
+    so.confirm = [runner](const std::string &script, const std::string &dir, int seconds) { return (*runner)(script, dir, seconds); };
+  } else {
+    so.environment["planted_faults"] = f.faults;
+  }
   return so;
 }
 

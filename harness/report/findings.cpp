@@ -99,8 +99,9 @@ size_t FindingStore::newCount() const {
 
 namespace {
 
-/// Runs repro.py alone; its exit status says whether the disagreement shows without vmapfuzz.
-std::string confirmStandalone(const std::string &python, const std::string &script, const std::string &dir, int seconds) {
+/// Runs repro.py alone in a fresh python; its exit status says whether the disagreement shows
+/// without vmapfuzz.
+std::string confirmInFreshPython(const std::string &python, const std::string &script, const std::string &dir, int seconds) {
   std::string cmd = "cd '" + dir + "' && timeout " + std::to_string(seconds) + " '" + python + "' '" + script + "' > repro.out 2>&1";
   int st = std::system(cmd.c_str());
   if (st == -1 || !WIFEXITED(st)) return "not checked";
@@ -431,8 +432,12 @@ FindingRecord FindingStore::fileNew(const ReportsLock &lock, const Filing &f) {
   seen_[f.sig] = rec;
   loaded_.insert(name);
   if (confirm)
-    confirming_.push_back({f.sig, std::async(std::launch::async, confirmStandalone, opt_.confirmPython, f.writer.scriptName(),
-                                             rec.dir, static_cast<int>(left))});
+    confirming_.push_back({f.sig, std::async(std::launch::async, [how = opt_.confirm, python = opt_.confirmPython,
+                                                                  script = f.writer.scriptName(), dir = rec.dir,
+                                                                  seconds = static_cast<int>(left)] {
+                             std::optional<std::string> got = how ? how(script, dir, seconds) : std::nullopt;
+                             return got ? *got : confirmInFreshPython(python, script, dir, seconds);
+                           })});
   if (!opt_.corpusDir.empty()) copyToCorpus(name, f);
   return rec;
 }

@@ -6,6 +6,7 @@
 /// folder at once see each other's findings (safe_files.h).
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <optional>
 #include <map>
@@ -36,6 +37,11 @@ struct FindingRecord {
 
 struct StoreOptions {
   std::string confirmPython;     ///< python that runs each new repro.py alone ("" = don't)
+  /// Runs each new repro.py alone (script, its folder, at most that many seconds) and says what
+  /// it showed, as a fresh `confirmPython` would: "confirmed", "not reproduced" or "not checked
+  /// (...)"; nullopt when it cannot (a fresh `confirmPython` runs it then). Unset: always a fresh
+  /// python. The torch backend's StandaloneRunner forks its start-up image instead.
+  std::function<std::optional<std::string>(const std::string &, const std::string &, int)> confirm;
   std::string corpusDir;         ///< where each new shrunk case is also copied ("" = nowhere)
   nlohmann::json environment;    ///< torch/python/device facts for report.md and meta.json
 };

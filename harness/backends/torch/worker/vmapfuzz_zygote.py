@@ -64,7 +64,16 @@ def _child(target, args):
 def run(target, *args):
     """Runs target(*args) (a module-level function: it is sent by name) in a fresh fork of the
     image and waits for it. Returns its exit code: 0, what it exited with, or -N for signal N."""
+    return run_for(None, target, *args)
+
+
+def run_for(seconds, target, *args):
+    """run() with a limit: None when the fork still ran after `seconds` (it is then killed)."""
     proc = _context().Process(target=_child, args=(target, args), daemon=False)
     proc.start()
-    proc.join()
+    proc.join(seconds)
+    if proc.exitcode is None:
+        proc.kill()
+        proc.join()
+        return None
     return proc.exitcode
