@@ -58,7 +58,8 @@ struct CampaignOptions {
   /// `vmapfuzz replay --reports` checks and files later, so --time holds and nothing is lost
   /// ("": the campaign's log names its gen line only).
   std::string uncheckedDir;
-  /// Called with the statistics so far every kCheckpointSeconds and after each filing, while no
+  /// Called with the statistics so far every kCheckpointSeconds and after each filing of something
+  /// new (a new finding, one kept unchecked or set aside, a filing error), while no
   /// other job records (the store is consistent): the driver writes summary.json as it goes, so a
   /// campaign killed mid-way leaves its counts up to then. Unset: not called.
   std::function<void(const CampaignStats &)> checkpoint;
