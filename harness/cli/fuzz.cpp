@@ -122,7 +122,7 @@ void addFuzz(Cli &cli) {
   addFloat64Flag(cmd, f->systems);
   addCoverageFlag(cmd, f->systems);
   addCampaignFlags(cmd, f->campaign);
-  flag(cmd, "--time", f->seconds, "seconds to fuzz, shrinking included")->check(inRange(0, 100000000));
+  flag(cmd, "--time", f->seconds, "seconds to fuzz, shrinking included (the last ones, at most a tenth, check what the last cases found)")->check(inRange(0, 100000000));
   flag(cmd, "--out", f->out, "output directory (lcov.info, findings/, unchecked/: failures found as the time ran out)");
   cmd.add_option("--reports", f->reports, "file new signatures here (default: OUT/findings)");
   addKnownFlag(cmd, f->known);

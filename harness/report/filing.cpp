@@ -191,7 +191,17 @@ double FilingPipeline::checksCost(const CaseResult &r, const RunnerSet &job, con
   const double culprits = std::min(opt_.culpritRuns, 8) * own;
   // The ablation: a mismatch's always, an error's where it is localised (signByCulprit).
   const bool ablated = r.verdict == Verdict::Mismatch || opt_.culpritRuns > 0;
-  return own + pub + culprits + (ablated ? opt_.ablationProbes * std::max(own, pub) : 0.0);
+  // The filed repro.py's confirmation starts only with this much time left (findings.h).
+  const double confirm = store_.confirms() ? FindingStore::kMinConfirmSeconds : 0.0;
+  return own + pub + culprits + (ablated ? opt_.ablationProbes * std::max(own, pub) : 0.0) + confirm;
+}
+
+double FilingPipeline::checksReserve(const RunnerSet &job, const FilingBudget &budget) const {
+  if (job.empty()) return 0.0;
+  CaseResult r;
+  r.verdict = Verdict::Mismatch;
+  r.system = job.front()->backend().id();
+  return checksCost(r, job, budget);
 }
 
 bool FilingPipeline::knownHit(const std::string &sig, const CaseResult &r) {

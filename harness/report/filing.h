@@ -102,6 +102,10 @@ public:
   /// once: shrinking and the checks run outside the pipeline's lock.
   FilingReport file(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, const CaseOrigin &origin,
                     const FilingBudget &budget, const Behind &behind = {});
+  /// What the checks of a new finding in the job's first system would cost (checksCost of a
+  /// mismatch, the dearest verdict: its ablation always runs): the end of a campaign keeps this
+  /// much time, so that a failure its last cases meet is still checked and confirmed.
+  double checksReserve(const RunnerSet &job, const FilingBudget &budget) const;
 
   /// Signatures met so far (the store's count, under the pipeline's lock).
   size_t unique();

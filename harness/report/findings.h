@@ -89,6 +89,8 @@ public:
   void settle();
   /// Confirmations still running.
   size_t confirming() const { return confirming_.size(); }
+  /// Whether new findings' repro.py are confirmed (StoreOptions::confirmPython).
+  bool confirms() const { return !opt_.confirmPython.empty(); }
   /// A campaign's end: a confirmation runs at most until then (its fresh python is stopped and
   /// the finding says "not checked: the campaign's time ran out"), and none starts with less
   /// than kMinConfirmSeconds left, so settle() returns by the deadline. nullopt: no limit
