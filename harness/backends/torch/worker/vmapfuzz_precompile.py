@@ -70,11 +70,10 @@ class CompileFailed(Exception):
 
 def run_batched(source, args_per_call, ex, preloads, wants=None):
     """`args_per_call`: each call's inputs, contiguous on the CPU; `wants`: what the compile is
-    to apply and record, {"components": the request's swaps, "record": its record_ops, "coverage":
-    bool}. Returns (the outputs of each call, a
-    tuple of tensors each, computed in the loading process from the saved artifacts; what the
-    compiling process recorded: {"cov", "ops", "components"}). Raises CompileFailed or
-    AfterSaveLoad."""
+    to apply and record, {"components": the request's swaps, "record": its record_ops,
+    "coverage": bool}. Returns (outputs, recorded): each call's outputs (a tuple of tensors),
+    computed in the loading process from the saved artifacts, and what the compiling process
+    recorded ({"cov", "ops", "components"}). Raises CompileFailed or AfterSaveLoad."""
     import vmapfuzz_zygote
 
     folder = tempfile.mkdtemp(prefix="vmapfuzz-precompile-")
