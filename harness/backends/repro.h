@@ -36,6 +36,14 @@ struct ReproFile {
   std::string copyOf;
 };
 
+/// What the confirmation makes of the standalone script's run: exit status 1 "confirmed", 0 "not
+/// reproduced", another "not checked (repro.py exited N)"; `stillRan`: stopped at its limit of
+/// `seconds`. Shared by every way of running it (a fresh interpreter, the torch worker's image).
+inline std::string standaloneVerdict(int code, bool stillRan, int seconds) {
+  if (stillRan) return "not checked (repro.py still ran after " + std::to_string(seconds) + " s)";
+  return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
+}
+
 class ReproWriter {
 public:
   virtual ~ReproWriter() = default;

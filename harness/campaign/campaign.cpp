@@ -96,10 +96,8 @@ private:
   double elapsed() const { return since(t0_); }
 
   /// Case `i` of the campaign: generated, or a corpus case or mutant of one (coverage guidance),
-  /// its data re-drawn for predicate margins.
-  /// Draws under genMu_ only what goes through RapidCheck (draw.h): the program and batch spec,
-  /// or the corpus case's mutant; the data re-draws for margins (reference runs) run outside it,
-  /// so that jobs generate side by side.
+  /// its data re-drawn for predicate margins. Only what goes through RapidCheck (draw.h) is drawn
+  /// under genMu_; the re-draws (reference runs) run outside it, so that jobs generate side by side.
   Drawn draw(int64_t i) {
     Drawn d;
     d.index = i;
@@ -234,9 +232,7 @@ private:
   /// Hands a failure to the filing pipeline, and counts what filing it did.
   FilingReport fileFailure(const Case &c, const CaseResult &r, Runner &runner, const RunnerSet &job, const CaseOrigin &origin,
                            const Behind &behind = {}) {
-    const FilingBudget budget{.secondsLeft = [this] { return opt_.seconds - elapsed(); },
-                              .runCost = [this](const SystemId &s) { return runCost(s); }};
-    const FilingReport rep = filing_.file(c, r, runner, job, origin, budget, behind);
+    const FilingReport rep = filing_.file(c, r, runner, job, origin, budget(), behind);
     std::lock_guard<std::mutex> g(mu_);
     s_.setAside += rep.setAside;
     s_.shrinkAttempts += rep.shrinkAttempts;
@@ -257,8 +253,8 @@ private:
 
   /// Hands the statistics so far to opt_.checkpoint: at most every kCheckpointSeconds, and after
   /// each filing that changed what the campaign found (`now`), under the pipeline's lock so that
-  /// the store is consistent. A checkpoint
-  /// must not stop the campaign: the driver's own errors stay there. Caller holds mu_.
+  /// the store is consistent. A checkpoint must not stop the campaign: the driver's own errors
+  /// stay there. Caller holds mu_.
   void checkpoint(bool now) {
     if (!opt_.checkpoint || (!now && elapsed() - lastCheckpoint_ < kCheckpointSeconds)) return;
     lastCheckpoint_ = elapsed();
@@ -303,10 +299,15 @@ private:
   /// far), at most a tenth of --time. Without it, a failure found in the last seconds was kept
   /// unchecked, or filed with its repro.py not confirmed. A --cases campaign keeps none.
   double tailReserve(const RunnerSet &runners) {
-    if (opt_.maxCases >= 0) return 0.0;
-    const FilingBudget budget{.secondsLeft = [this] { return opt_.seconds - elapsed(); },
-                              .runCost = [this](const SystemId &s) { return runCost(s); }};
-    return std::min(0.1 * opt_.seconds, filing_.checksReserve(runners, budget));
+    const double cap = 0.1 * opt_.seconds;
+    if (opt_.maxCases >= 0 || elapsed() < opt_.seconds - cap) return 0.0; // per case: estimate only near the end
+    return std::min(cap, filing_.checksReserve(runners, budget()));
+  }
+
+  /// The campaign's clock and cost model, as filing sees them.
+  FilingBudget budget() {
+    return {.secondsLeft = [this] { return opt_.seconds - elapsed(); },
+            .runCost = [this](const SystemId &s) { return runCost(s); }};
   }
 
   /// One run's verdict and times in the statistics. Caller holds mu_.

@@ -105,9 +105,8 @@ std::string confirmInFreshPython(const std::string &python, const std::string &s
   std::string cmd = "cd '" + dir + "' && timeout " + std::to_string(seconds) + " '" + python + "' '" + script + "' > repro.out 2>&1";
   int st = std::system(cmd.c_str());
   if (st == -1 || !WIFEXITED(st)) return "not checked";
-  int code = WEXITSTATUS(st);
-  if (code == 124) return "not checked (repro.py still ran after " + std::to_string(seconds) + " s)";
-  return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
+  const int code = WEXITSTATUS(st);
+  return standaloneVerdict(code, code == 124, seconds); // 124: timeout(1) stopped it
 }
 
 std::string title(const Case &c, const CaseResult &r) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "harness/backends/repro.h"
 #include "harness/backends/torch/torch_backend.h"
 
 namespace vf {
@@ -33,7 +34,7 @@ std::optional<std::string> StandaloneRunner::operator()(const std::string &scrip
   // The wait for the one before counts against this script's limit.
   const int waited = static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
   const int left = seconds - waited;
-  if (left < 1) return "not checked (repro.py still ran after " + std::to_string(seconds) + " s)";
+  if (left < 1) return standaloneVerdict(0, true, seconds);
   const WorkerReply rep = server_.request(
       {{"v", kProtocolVersion}, {"op", "confirm"}, {"dir", dir}, {"script", script}, {"seconds", left}}, {});
   if (rep.kind != WorkerReply::Kind::Ok) {
@@ -42,10 +43,8 @@ std::optional<std::string> StandaloneRunner::operator()(const std::string &scrip
     return std::nullopt;
   }
   const std::string status = rep.header.value("status", "");
-  if (status == "timeout") return "not checked (repro.py still ran after " + std::to_string(seconds) + " s)";
-  if (status != "exited") return "not checked";
-  const int code = rep.header.value("code", -1);
-  return code == 1 ? "confirmed" : code == 0 ? "not reproduced" : "not checked (repro.py exited " + std::to_string(code) + ")";
+  if (status != "exited" && status != "timeout") return "not checked"; // killed by a signal
+  return standaloneVerdict(rep.header.value("code", -1), status == "timeout", seconds);
 }
 
 } // namespace vf

@@ -13,10 +13,8 @@ Protocol (the worker's framing: u64le header length, then the UTF-8 JSON header;
 The exit code is what `python3 repro.py` would give: SystemExit's code, 1 for an uncaught
 exception (its traceback printed, as python prints it), 0 otherwise.
 """
-import json
 import os
 import runpy
-import struct
 import sys
 import traceback
 
@@ -41,9 +39,11 @@ def run_script(folder, script):
     try:
         runpy.run_path(path, run_name="__main__")
     except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        if e.code is not None and not isinstance(e.code, int):
+        if e.code is None or isinstance(e.code, int):
+            code = e.code or 0
+        else:  # sys.exit("message"): python prints it and exits 1
             print(e.code, file=sys.stderr)
+            code = 1
     except BaseException:
         traceback.print_exc()
         code = 1
@@ -54,31 +54,15 @@ def run_script(folder, script):
 
 def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import vmapfuzz_worker
     import vmapfuzz_zygote
 
-    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-
-    def send(header):
-        data = json.dumps(header).encode()
-        proto_out.write(struct.pack("<Q", len(data)) + data)
-
+    pipes = vmapfuzz_worker.Pipes()
+    send = pipes.send
     while True:
-        head = proto_in.read(8)
-        if len(head) < 8:
+        req = pipes.read_header()
+        if req is None:
             return 0
-        (n,) = struct.unpack("<Q", head)
-        body = b""
-        while len(body) < n:
-            chunk = proto_in.read(n - len(body))
-            if not chunk:
-                return 0
-            body += chunk
-        req = json.loads(body)
         if req.get("op") == "hello":
             send({"v": PROTOCOL_VERSION, "status": "ok"})
             continue

@@ -293,6 +293,46 @@ def _merge_coverage(mine, theirs):
     return out
 
 
+class Pipes:
+    """The protocol's framing over this process's stdin and stdout (the module docstring), shared
+    with the confirmation runner (vmapfuzz_confirm.py). Made once, at start-up: the real stdout
+    is kept for frames and every print (ours, torch's, a program's) goes to stderr; stdin becomes
+    /dev/null, so that nothing this process starts (the zygote: vmapfuzz_zygote.py) inherits the
+    request pipe."""
+
+    def __init__(self):
+        self.out = os.fdopen(os.dup(1), "wb", buffering=0)
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        self.inp = os.fdopen(os.dup(0), "rb", buffering=0)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+
+    def read_exact(self, n):
+        """n bytes, or None at the end of input."""
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.inp.read(n - len(buf))
+            if not chunk:
+                return None
+            buf += chunk
+        return bytes(buf)
+
+    def read_header(self):
+        """The next frame's header, or None at the end of input (its blobs are the caller's to read)."""
+        head = self.read_exact(8)
+        if head is None:
+            return None
+        (n,) = struct.unpack("<Q", head)
+        body = self.read_exact(n)
+        return None if body is None else json.loads(body)
+
+    def send(self, header, blobs=()):
+        data = json.dumps(header).encode()
+        self.out.write(struct.pack("<Q", len(data)) + data + b"".join(blobs))
+
+
 _CASE_MODULE_IDS = itertools.count()
 _CASE_MODULES = []  # the name of the module of the case run last
 _CODE = {}  # source -> its compiled code: the last few, for a case's later requests
@@ -393,15 +433,8 @@ def main():
     parser.add_argument("--preload", action="append", default=[], help="a python file to run at start-up")
     args = parser.parse_args()
     preload_paths = args.preload  # `args` is reused below for each call's tensors
-    # Keep the real stdout for frames; send every print (ours, torch's, the program's) to stderr.
-    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    # Nothing this process starts (the zygote: vmapfuzz_zygote.py) inherits the request pipe.
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+    pipes = Pipes()
+    read_exact, send = pipes.read_exact, pipes.send
 
     _limit_memory()
     all_faults = [f for f in os.environ.get("VMAPFUZZ_FAULTS", "").split(",") if f]
@@ -432,19 +465,6 @@ def main():
                   "bf16": torch.bfloat16, "i64": torch.int64, "i32": torch.int32, "bool": torch.bool}
     names = {v: k for k, v in dtypes.items()}
 
-    def read_exact(n):
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = proto_in.read(n - len(buf))
-            if not chunk:
-                return None
-            buf += chunk
-        return bytes(buf)
-
-    def send(header, blobs=()):
-        data = json.dumps(header).encode()
-        proto_out.write(struct.pack("<Q", len(data)) + data + b"".join(blobs))
-
     def to_tensor(meta, raw):
         dtype, shape = dtypes[meta["dtype"]], meta["shape"]
         if len(raw) == 0:
@@ -462,11 +482,9 @@ def main():
 
     batched_runs = 0
     while True:
-        head = read_exact(8)
-        if head is None:
+        req = pipes.read_header()
+        if req is None:
             return 0
-        (n,) = struct.unpack("<Q", head)
-        req = json.loads(read_exact(n))
         t_req = time.perf_counter()
         if req.get("v") != PROTOCOL_VERSION:
             send({"v": PROTOCOL_VERSION, "id": req.get("id"), "status": "protocol-error",
@@ -542,8 +560,7 @@ def main():
             stage = "worker"
             entry = entry_request(req)
             fn = _entry_point(ns, entry, ex, torch)
-            child = {}  # what a precompile mode's compiling process recorded
-            if entry.get("precompile"):
+            if entry.get("precompile"):  # `child`: what its compiling process recorded
                 wants = {"components": swap.components, "record": swap.record,
                          "coverage": bool(cov is not None and req.get("coverage"))}
                 fn = _precompiled(req["source"], inputs, calls, ex, preload_paths, wants, child)
