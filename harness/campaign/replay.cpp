@@ -23,11 +23,10 @@ std::vector<Replayed> replayCase(const Case &c, const RunnerSet &runners, Findin
       if (!crossCheck(c, filed, runners, r.setAside)) {
         r.failing = false;
       } else {
-        Signature full = findingSignature(c, filed, runnerFor(runners, filed.system, *runner));
-        if (isFinding(r.result.verdict)) {
-          full.culprits = culpritsOf(c, r.result, *runner, runners, CampaignOptions{}.culpritRuns);
-          signByCulprit(full, c, filed, runnerFor(runners, filed.system, *runner));
-        }
+        const Culprits culprits = isFinding(r.result.verdict)
+                                      ? culpritsOf(c, r.result, *runner, runners, CampaignOptions{}.culpritRuns)
+                                      : Culprits{};
+        const Signature full = signFinding(c, filed, runnerFor(runners, filed.system, *runner), culprits);
         r.filed = store->record(c, filed, replayCommand(runFlags, filed.system, file), "", full);
       }
     }

@@ -11,6 +11,19 @@
 
 namespace vf {
 
+namespace {
+
+/// A finding's verdict: its signature's, or where the signature is a rule's (silent or raising
+/// alike: kFailsThrough) its folder's ("mismatch-1a2b3c4d").
+std::string verdictOfFinding(const std::string &sig, const std::string &dir) {
+  const std::string v = parseSignature(sig).verdict;
+  if (v != kFailsThrough) return v;
+  const std::string name = dir.substr(dir.find_last_of('/') + 1);
+  return name.substr(0, name.find_last_of('-'));
+}
+
+} // namespace
+
 nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, const FindingStore &store) {
   nlohmann::json j;
   j["version"] = 1;
@@ -41,7 +54,7 @@ nlohmann::json summaryJson(const CampaignOptions &opt, const CampaignStats &s, c
   for (const auto &[sig, rec] : store.all()) {
     if (rec.hitsNow == 0) continue;
     fresh += rec.isNew;
-    j["findings"].push_back({{"signature", sig}, {"verdict", parseSignature(sig).verdict},
+    j["findings"].push_back({{"signature", sig}, {"verdict", verdictOfFinding(sig, rec.dir)},
                              {"new", rec.isNew}, {"hits", rec.hitsNow}, {"dir", rec.dir}});
   }
   j["new_findings"] = fresh;

@@ -170,6 +170,40 @@ std::optional<Case> canonicalDims(const Case &c, const std::string &base, const 
   return validOrNone(std::move(cand), c);
 }
 
+/// The program's own torch.vmap constructs with every negative in_dim ("in_dims<0") or out_dim
+/// ("out_dims<0") made the positive dim it names (its operand's or result's rank added): the
+/// same program. nullopt when none is negative.
+std::optional<Case> programVmapDims(const Case &c, const std::string &base) {
+  const bool in = base.starts_with("in_dims");
+  Case cand = c;
+  std::map<ValueId, int64_t> rank;
+  bool changed = false;
+  std::function<void(Block &)> walk = [&](Block &b) {
+    for (const auto &d : b.params) rank[d.id] = d.type.rank();
+    for (auto &s : b.stmts) {
+      for (const auto &d : s.results) rank[d.id] = d.type.rank();
+      for (auto &r : s.regions) walk(r);
+      if (s.op != "vmap") continue;
+      const char *name = in ? "in_dims" : "out_dims";
+      const Attr *a = s.attrs.find(name);
+      if (!a || !std::holds_alternative<IntList>(*a)) continue;
+      IntList dims = std::get<IntList>(*a);
+      bool here = false;
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] == kNoneDim || dims[i] >= 0) continue;
+        const int64_t r = in ? (i < s.args.size() ? rank[s.args[i]] : 0) : (i < s.results.size() ? s.results[i].type.rank() : 0);
+        dims[i] += r;
+        here = true;
+      }
+      if (here) s.attrs.set(name, dims);
+      changed = changed || here;
+    }
+  };
+  walk(cand.program.body);
+  if (!changed) return std::nullopt;
+  return validOrNone(std::move(cand), c);
+}
+
 /// "dtype=CLS": every input of that class moved to another (float -> int64, int -> float32,
 /// bool -> int64); only where the program still type-checks.
 std::optional<Case> moveDtypeClass(const Case &c, const std::string &cls) {
@@ -223,6 +257,7 @@ public:
       dims(l);
       chunking(l);
     }
+    programDims();
     dtypes();
     a_.features.assign(features_.begin(), features_.end());
     return a_;
@@ -300,16 +335,18 @@ private:
     add(f, who + (plural ? " are " : " is ") + (batched ? "" : "not ") + "batched " + atLevel(l, n_));
   }
 
-  /// 2. Nesting: a level taken away.
+  /// 2. Nesting: essential when every level taken away ends the failure. Where one level's
+  ///    removal does not, that level alone was incidental; where only some removals end it,
+  ///    what they took was a feature of that level (a negative in_dim there, say), which the
+  ///    other probes name.
   void nesting() {
-    for (size_t l = 0; n_ > 1 && l < n_; ++l) {
+    if (n_ < 2) return;
+    for (size_t l = 0; l < n_; ++l) {
       Case cand = c_;
       cand.spec.levels.erase(cand.spec.levels.begin() + static_cast<std::ptrdiff_t>(l));
-      if (essential(cand)) {
-        add("nested", "vmap is nested (" + std::to_string(n_) + " levels)");
-        return;
-      }
+      if (!essential(cand)) return;
     }
+    add("nested", "vmap is nested (" + std::to_string(n_) + " levels)");
   }
 
   /// 3. in_dims and out_dims of level `l`: negative ones made positive (the same dim), positive ones 0.
@@ -322,6 +359,17 @@ private:
           add(f + "@" + levelName(l, n_), std::string("an ") + (which[0] == 'i' ? "in_dim" : "out_dim") +
                                               (sign < 0 ? " is negative " : " is positive (not 0) ") + atLevel(l, n_));
       }
+  }
+
+  /// 3b. Negative in_dims and out_dims of the program's own torch.vmap constructs (vmap's front
+  ///     end takes them as it takes the batch spec's): made the positive dims they name.
+  void programDims() {
+    for (const char *which : {"in_dims", "out_dims"}) {
+      const std::string f = std::string(which) + "<0";
+      auto cand = programVmapDims(c_, f);
+      if (cand && essential(*cand))
+        add(f + "@program", std::string("an ") + (which[0] == 'i' ? "in_dim" : "out_dim") + " of a torch.vmap in the program is negative");
+    }
   }
 
   /// 4. Chunking of level `l`.
@@ -414,7 +462,16 @@ std::optional<Case> withoutFeature(const Case &c, const std::string &feature) {
     for (size_t l : levels) cand.spec.levels[l].chunk_size.reset();
     return validOrNone(std::move(cand), c);
   }
-  if (base.starts_with("in_dims") || base.starts_with("out_dims")) return canonicalDims(c, base, levels);
+  if (base.starts_with("in_dims") || base.starts_with("out_dims")) {
+    const std::string level = at == std::string::npos ? "" : feature.substr(at + 1);
+    const bool negative = base.find('<') != std::string::npos;
+    if (level == "program") return negative ? programVmapDims(c, base) : std::nullopt;
+    auto cand = canonicalDims(c, base, levels);
+    // No level named (a front-end feature, whose levels are dropped): the program's vmaps too.
+    if (level.empty() && negative)
+      if (auto both = programVmapDims(cand ? *cand : c, base)) return both;
+    return cand;
+  }
   if (base.starts_with("dtype=")) return moveDtypeClass(c, base.substr(6));
   // A role batched at the innermost level is met by every level's rule that sees it batched (a
   // predicate batched at the outer level only reaches the outer level's rule batched): unbatched

@@ -192,4 +192,11 @@ Culprits culpritsOf(const Case &c, const CaseResult &found, Runner &runner, cons
   return k;
 }
 
+bool failsWithCulprit(const Case &cand, const std::string &foundClass, Runner &runner, const std::string &culprit) {
+  const Prepared p = runner.prepare(cand);
+  if (failureClass(runner.run(cand, p), culprit) != foundClass) return false;
+  const SwapScope swapped(runner.backend(), {culprit});
+  return runner.run(cand, p).verdict == Verdict::Pass;
+}
+
 } // namespace vf

@@ -93,4 +93,11 @@ Culprits findCulprits(const Case &c, const CaseResult &found, Runner &runner, in
 /// stands in the way; otherwise in `runner`'s own system.
 Culprits culpritsOf(const Case &c, const CaseResult &found, Runner &runner, const RunnerSet &job, int maxRuns);
 
+/// `cand` fails in failure class `foundClass` (the finding's `failureClass` relative to
+/// `culprit`, signature.h: it names the verdict too) and passes with `culprit` swapped in
+/// `runner`'s backend (a second run, made only when the first fails alike): it still fails
+/// through the culprit, the way the finding did. What a finding's shrink keeps, and what its
+/// ablation asks of a changed case (signFinding).
+bool failsWithCulprit(const Case &cand, const std::string &foundClass, Runner &runner, const std::string &culprit);
+
 } // namespace vf

@@ -109,7 +109,9 @@ std::string rootCauseText(const SignatureParts &p) {
   std::string t, feats;
   for (const auto &f : p.features) feats += (feats.empty() ? "" : ", ") + f;
   const std::string needs = feats.empty() ? "" : "; needs " + feats;
-  if (p.verdict == "mismatch") {
+  if (p.verdict == kFailsThrough) { // through a batching rule: silent or raising, one root cause
+    t = "`" + p.culprit + "` gives a wrong result" + needs;
+  } else if (p.verdict == "mismatch") {
     std::string cons;
     for (const auto &c : p.constructs) cons += (cons.empty() ? "" : ", ") + c;
     // A culprit key names no constructs: the culprit says where.

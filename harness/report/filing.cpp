@@ -72,18 +72,18 @@ FilingReport FilingPipeline::file(const Case &c, const CaseResult &r, Runner &ru
       return rep;
     }
   }
-  // The filed signature: a mismatch's essential features ablated once, on the shrunk case,
-  // through the system it is filed for (the public API's, where the cross-check chose it).
+  // The filed signature, once, on the shrunk case, through the system it is filed for (the
+  // public API's, where the cross-check chose it): one per root cause, the culprit's where one
+  // component is (signature.h: signFinding).
   Signature full;
   full.key = a.sig;
   if (a.fresh) {
-    full = findingSignature(filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
+    Culprits culprits;
     if (opt_.culpritRuns > 0 && isFinding(confirmed.verdict)) {
-      full.culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
-      rep.culpritSeconds += full.culprits.seconds;
-      // One signature per root cause: the culprit's (an error's essential features ablated).
-      signByCulprit(full, filed, filedResult, runnerFor(job, filedResult.system, runner), opt_.ablationProbes);
+      culprits = culpritsOf(filed, confirmed, runner, job, opt_.culpritRuns);
+      rep.culpritSeconds += culprits.seconds;
     }
+    full = signFinding(filed, filedResult, runnerFor(job, filedResult.system, runner), culprits, opt_.ablationProbes);
   }
   record(filed, filedResult, r, a, note, full, origin, behind, rep);
   return rep;
@@ -189,7 +189,8 @@ double FilingPipeline::checksCost(const CaseResult &r, const RunnerSet &job, con
   const double pub = publicRunner ? budget.runCost(publicRunner->backend().id()) : 0.0;
   // Culprit localisation: a run per component, typically a handful (the cap is rarely reached).
   const double culprits = std::min(opt_.culpritRuns, 8) * own;
-  // The ablation: a mismatch's always, an error's where it is localised (signByCulprit).
+  // The ablation: a mismatch's always, an error's where it is localised (signFinding); through
+  // a culprit, a probe that still fails costs a second run (failsWithCulprit).
   const bool ablated = r.verdict == Verdict::Mismatch || opt_.culpritRuns > 0;
   // The filed repro.py's confirmation starts only with this much time left (findings.h).
   const double confirm = store_.confirms() ? FindingStore::kMinConfirmSeconds : 0.0;

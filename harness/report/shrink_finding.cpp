@@ -7,13 +7,6 @@
 
 namespace vf {
 
-bool failsWithCulprit(const Case &cand, const std::string &foundClass, Runner &runner, const std::string &culprit) {
-  const Prepared p = runner.prepare(cand);
-  if (failureClass(runner.run(cand, p), culprit) != foundClass) return false;
-  const SwapScope swapped(runner.backend(), {culprit});
-  return runner.run(cand, p).verdict == Verdict::Pass;
-}
-
 FindingShrink shrinkFinding(const Case &c, const CaseResult &found, Runner &runner, int culpritRuns, int maxAttempts,
                             const std::function<bool()> &more) {
   FindingShrink out;

@@ -24,11 +24,6 @@ struct FindingShrink {
   std::string culprit; ///< the component the shrink kept; "" when it kept the cheap key instead
 };
 
-/// `cand` fails in failure class `foundClass` (the finding's `failureClass` relative to
-/// `culprit`: it names the verdict too) and passes with `culprit` swapped in `runner`'s backend
-/// (a second run, made only when the first fails alike).
-bool failsWithCulprit(const Case &cand, const std::string &foundClass, Runner &runner, const std::string &culprit);
-
 /// Shrinks finding `found` of case `c` in `runner`: localises its culprit first (at most
 /// `culpritRuns` runs; 0 localises nothing), then shrinks keeping it (see above), at most
 /// `maxAttempts` candidates. `more`, where given, is asked before each candidate: false rejects

@@ -1,6 +1,7 @@
 #include "harness/report/signature.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -117,6 +118,7 @@ std::string relevelled(const std::string &feature, bool dropLevel) {
   if (at == std::string::npos) return feature;
   if (dropLevel) return feature.substr(0, at);
   const std::string level = feature.substr(at + 1);
+  if (level == "program") return feature; // a torch.vmap of the program: no level of the batch spec
   static const std::regex nOfN(R"(level (\d+) of (\d+))");
   std::smatch m;
   bool inner = level == "vmap" || level == "inner";
@@ -136,7 +138,11 @@ std::vector<std::string> culpritFeatures(const std::string &culprit, const std::
     // they carry an enclosing level too (nested: the operands are batched twice).
     if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested"))
       out.insert(relevelled(f, false));
-    if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") || startsWith(f, "chunk_size")))
+    // Whether the rule runs under a vmap of the program's own (issue 28); which of that vmap's
+    // operands are batched is how the program got there, as a transpose is for in_dims.
+    if (startsWith(culprit, "hop:") && f == kInVmap) out.insert(f);
+    if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") ||
+                                        startsWith(f, "chunk_size") || f == "nested" || f == kVmapInRegion))
       out.insert(relevelled(f, true));
     if (startsWith(culprit, "op:") && startsWith(f, "dtype=")) out.insert(f);
     if (startsWith(culprit, "dynamo:")) out.insert(relevelled(f, false));
@@ -194,26 +200,102 @@ bool sameFailureClass(const CaseResult &found, const CaseResult &now, const std:
   return now.verdict == found.verdict && failureClass(now, culprit) == failureClass(found, culprit);
 }
 
+std::vector<std::string> placementFeatures(const Case &c, const std::string &culprit) {
+  const std::string what = culprit.substr(culprit.find(':') + 1);
+  const bool hop = startsWith(culprit, "hop:");
+  bool inVmap = false, vmapInRegion = false;
+  // underVmap: inside a vmap of the program; underRule: inside another construct's region.
+  std::function<void(const Block &, bool, bool)> walk = [&](const Block &b, bool underVmap, bool underRule) {
+    for (const auto &st : b.stmts) {
+      if (st.regions.empty()) continue;
+      const bool isVmap = st.op == "vmap";
+      inVmap = inVmap || (hop && st.op == what && underVmap);
+      vmapInRegion = vmapInRegion || (isVmap && underRule);
+      for (const auto &r : st.regions) walk(r, underVmap || isVmap, underRule || !isVmap);
+    }
+  };
+  walk(c.program.body, false, false);
+  std::vector<std::string> out;
+  if (inVmap) out.push_back(kInVmap);
+  if (culprit == "vmap:front-end" && vmapInRegion) out.push_back(kVmapInRegion);
+  return out;
+}
+
+bool isBatchingComponent(const std::string &culprit) {
+  return startsWith(culprit, "hop:") || startsWith(culprit, "op:") || culprit == "vmap:front-end";
+}
+
+namespace {
+
+/// Whether a finding localised to `culprit` is signed by the culprit alone (kFailsThrough).
+bool signedByRule(const CaseResult &r, const std::string &culprit) {
+  return isBatchingComponent(culprit) && (r.verdict == Verdict::Mismatch || r.verdict == Verdict::BatchedError);
+}
+
+/// "rules|DEVICE", "rules+grad|DEVICE": a batching rule's findings are one root cause in every
+/// mode; a gradient mode's own failure (its derivatives) stays apart from the forward one.
+std::string rulesSystem(const CaseResult &r) {
+  const SystemId id = findingSystem(r);
+  const std::string mode = id.modeName();
+  const auto plus = mode.find('+');
+  return "rules" + (plus == std::string::npos ? std::string() : mode.substr(plus)) + "|" + id.device;
+}
+
+std::string featureList(const std::string &culprit, const std::vector<std::string> &features) {
+  std::string f;
+  for (const auto &x : culpritFeatures(culprit, features)) f += x + ",";
+  return f;
+}
+
+} // namespace
+
 std::string culpritKey(const CaseResult &r, const Signature &s) {
   if (!s.culprits.localised()) return "";
-  const std::string head = systemOf(r) + "|" + std::string(verdictName(r.verdict)) + "|culprit:" + s.culprits.culprit() + "|";
-  std::string f;
-  for (const auto &x : culpritFeatures(s.culprits.culprit(), s.features)) f += x + ",";
+  const std::string &c = s.culprits.culprit();
+  const std::string f = featureList(c, s.features);
+  if (signedByRule(r, c)) return rulesSystem(r) + "|" + kFailsThrough + "|culprit:" + c + "|" + f;
+  const std::string head = systemOf(r) + "|" + std::string(verdictName(r.verdict)) + "|culprit:" + c + "|";
   if (r.verdict == Verdict::Mismatch) return head + "|" + f + "|silent";
-  return head + f + "|" + errorClass(r, s.culprits.culprit());
+  return head + f + "|" + errorClass(r, c);
 }
 
 void applyCulprit(Signature &s, const CaseResult &r) {
   if (std::string k = culpritKey(r, s); !k.empty()) s.key = k;
 }
 
-void signByCulprit(Signature &s, const Case &c, const CaseResult &r, Runner &runner, int maxProbes) {
-  if (!s.culprits.localised()) return;
-  // As a mismatch's: a feature is essential when changing it ends this failure (the same
-  // exception, message and frame). The coarser class would take another error met after the
-  // change, often another bug of torch's, for this one still failing.
-  if (r.verdict != Verdict::Mismatch) ablateInto(s, c, r, runner, maxProbes);
+Signature signFinding(const Case &c, const CaseResult &r, Runner &runner, const Culprits &culprits, int maxProbes) {
+  if (culprits.localised() && signedByRule(r, culprits.culprit())) {
+    Signature s;
+    s.culprits = culprits;
+    if (r.verdict != Verdict::Mismatch) s.frame = raisingFrame(r.traceback, peelError(r.errorType, r.errorMessage).peeled);
+    // A feature is essential when, changed, the case no longer fails through the culprit in
+    // its failure class (silent; an error raised by the culprit's own function F, or by
+    // whatever met its wrong value): a change that only moves where the wrong value is met
+    // (which op raises, shape or values) keeps the failure. The stricter "fails the same way"
+    // made a feature essential wherever its change moved the error, and one fault got a trigger
+    // set per case. The class stays: a change into another class of the same rule is most
+    // often another bug of it (cond's own error where nothing is batched, say).
+    const std::string culprit = culprits.culprit();
+    const std::string found = failureClass(r, culprit);
+    Ablation a = ablate(c, [&](const Case &cand) { return failsWithCulprit(cand, found, runner, culprit); }, maxProbes);
+    s.features = a.features;
+    s.essential = essentialSentence(a);
+    s.probes = a.probes;
+    for (const auto &f : placementFeatures(c, culprit)) {
+      s.features.push_back(f);
+      s.essential += f == kInVmap ? "; the construct runs inside a torch.vmap of the program that the shrink could not drop"
+                                  : "; a torch.vmap of the program runs inside a control-flow region, and the shrink could not drop it";
+    }
+    applyCulprit(s, r);
+    return s;
+  }
+  Signature s = findingSignature(c, r, runner, maxProbes);
+  s.culprits = culprits;
+  // Localised to the tracing: an error's features as a mismatch's (the same exception, message
+  // and frame); its class stays fine-grained.
+  if (culprits.localised() && r.verdict != Verdict::Mismatch) ablateInto(s, c, r, runner, maxProbes);
   applyCulprit(s, r);
+  return s;
 }
 
 } // namespace vf

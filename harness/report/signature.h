@@ -62,9 +62,12 @@ std::string constructList(const Case &c);
 /// sorted, each level named by what it is to the culprit ("inner": the innermost level, the one
 /// whose rule runs first; "outer": any enclosing one), not by how many levels the case has:
 ///   hop:X           the roles of construct X ("cond.predicate:batched@outer"), in_dims
-///                   (where its operands' batch dims sit) and nesting (operands batched twice)
+///                   (where its operands' batch dims sit), nesting (operands batched twice)
+///                   and kInVmap (placementFeatures)
 ///   vmap:front-end  in_dims, out_dims and chunk_size, levels dropped ("out_dims<0"): the front
-///                   end runs once per level, so how many levels there are is incidental
+///                   end runs once per level, so which level is incidental; "nested"
+///                   (where one level runs inside another, the inner one's input is batched)
+///                   and kVmapInRegion (placementFeatures)
 ///   op:X            the dtype classes ("dtype=float")
 ///   dynamo:MODE     every feature
 std::vector<std::string> culpritFeatures(const std::string &culprit, const std::vector<std::string> &features);
@@ -82,25 +85,52 @@ std::string failureClass(const CaseResult &r, const std::string &culprit = "");
 /// `now` fails in the class `found` did.
 bool sameFailureClass(const CaseResult &found, const CaseResult &now, const std::string &culprit = "");
 
+/// Where the culprit's construct sits among the program's own transforms (issue 28), read from
+/// the shrunk case: the shrink drops every vmap the failure does not need (dropVmaps), so one
+/// that stayed is needed. kInVmap: a construct of rule "hop:X" runs inside a torch.vmap of the
+/// program (its rule runs under an inner level); kVmapInRegion: for vmap's front end, a
+/// torch.vmap of the program runs inside a control-flow region (under a rule's lowered level).
+inline constexpr const char *kInVmap = "in-vmap";
+inline constexpr const char *kVmapInRegion = "vmap-in-region";
+std::vector<std::string> placementFeatures(const Case &c, const std::string &culprit);
+
+/// Whether `culprit` is a component of torch's batching itself (a higher-order op's rule
+/// "hop:X", vmap's front end, an op's batching "op:X"), not the public API's tracing
+/// ("dynamo:MODE"): the same code runs in every mode.
+bool isBatchingComponent(const std::string &culprit);
+
+/// The verdict field of a signature localised to a batching component (culpritKey): the case
+/// fails, silently or by raising, because of that component.
+inline constexpr const char *kFailsThrough = "fails";
+
 /// The signature of a finding localised to one culprit (issue 27): what the failure needs, not
-/// what the program happens to hold. "SYSTEM|mismatch|culprit:C||FEATURES|silent" for a silent
-/// wrong result (the constructs the case kept and the kind of difference left out), and
-/// "SYSTEM|VERDICT|culprit:C|FEATURES|CLASS" for an error: its essential features (the same
-/// filter; "" before they are ablated) and its failure class relative to the culprit
-/// ("error||FUNCTION" raised by the culprit's own code, "error||elsewhere" raised by what met
-/// its wrong value; "TYPE|MESSAGE|" without a Python traceback).
-/// "" when `s.culprits` names no single culprit.
+/// what the program or the mode happens to hold.
+///
+/// Localised to a batching component, a mismatch or a batched error is
+/// "rules[+GRAD]|DEVICE|fails|culprit:C|FEATURES": the component and the essential features of
+/// its input (culpritFeatures). Left out as incidental: the mode that met it (the rule is the
+/// same code in direct mode, eager and under a compiler; a gradient mode's own failures keep
+/// "+grad"), whether the wrong value was met silently or by something that raised on it (one
+/// planted fault did both, and raised in a dozen places), the constructs the case kept and the
+/// kind of difference. Two bugs of one rule are told apart by what of its input they need.
+///
+/// Localised to the public API's tracing ("dynamo:MODE"), where errors are many bugs of
+/// dynamo's: "SYSTEM|mismatch|culprit:C||FEATURES|silent" and
+/// "SYSTEM|VERDICT|culprit:C|FEATURES|TYPE|MESSAGE|FRAME". "" when `s.culprits` names no single
+/// culprit.
 std::string culpritKey(const CaseResult &r, const Signature &s);
 
 /// `s.key` becomes culpritKey where `s.culprits` names one culprit (the ablation's key otherwise).
 void applyCulprit(Signature &s, const CaseResult &r);
 
-/// `applyCulprit` after the essential features of an error localised to one culprit are ablated
-/// through `runner` (at most `maxProbes` runs; a feature is essential when changing it ends the
-/// error, as the mismatch's ablation asks: `failsTheSameWay`): an error's class is coarse (where
-/// it comes from relative to the culprit), and what of the culprit's input it needs tells two
-/// bugs of one rule apart, as it does for silent ones. A mismatch keeps the features
-/// `findingSignature` ablated.
-void signByCulprit(Signature &s, const Case &c, const CaseResult &r, Runner &runner, int maxProbes = 32);
+/// The filed signature of finding `r` of case `c` whose culprits are `culprits` (culprit.h;
+/// none tried: empty). Localised to a batching component: the essential features ablated
+/// through `runner` (at most `maxProbes` candidates), a feature being essential when, changed,
+/// the case no longer fails through the culprit in its failure class (culprit.h:
+/// failsWithCulprit: it passes, fails in another class, or fails with the culprit swapped
+/// too), then culpritKey. Otherwise
+/// `findingSignature`, and for an error localised to the tracing its features ablated as a
+/// mismatch's are (the same exception, message and frame), then culpritKey.
+Signature signFinding(const Case &c, const CaseResult &r, Runner &runner, const Culprits &culprits, int maxProbes = 32);
 
 } // namespace vf

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "harness/report/signature.h"
 #include "harness/run/verdict.h"
 
 namespace vf {
@@ -30,6 +31,7 @@ std::vector<std::string> listOf(const std::string &commaList) {
 }
 
 bool isVerdictName(const std::string &s) {
+  if (s == kFailsThrough) return true; // a culprit key's (signature.h)
   for (int v = 0; v < kVerdictCount; ++v)
     if (verdictName(static_cast<Verdict>(v)) == s) return true;
   return false;
@@ -101,20 +103,35 @@ Closeness compareErrors(const SignatureParts &a, const SignatureParts &b) {
   return c;
 }
 
-Closeness compareMismatches(const SignatureParts &a, const SignatureParts &b) {
-  Closeness c;
-  auto ca = setOf(a.constructs), cb = setOf(b.constructs), fa = setOf(a.features), fb = setOf(b.features);
-  double cons = jaccard(ca, cb), feats = jaccard(fa, fb);
-  double score = 2 * cons + 3 * feats;
-  if (cons == 1) add(c.shares, ca.empty() ? "no construct" : "the same constructs (" + joined(ca) + ")");
-  else add(c.differs, "other constructs (" + (cb.empty() ? std::string("none") : joined(cb)) + " there, " +
-                          (ca.empty() ? std::string("none") : joined(ca)) + " here)");
+/// What two signatures' essential features share and what not, in `c`'s sentences; returns
+/// their Jaccard similarity.
+double compareFeatures(const SignatureParts &a, const SignatureParts &b, Closeness &c) {
+  auto fa = setOf(a.features), fb = setOf(b.features);
   std::set<std::string> common;
   for (const auto &f : fa)
     if (fb.count(f)) common.insert(f);
   if (!common.empty()) add(c.shares, "the essential features " + joined(common));
   if (auto only = minus(fa, fb); !only.empty()) add(c.differs, "needs " + joined(only) + " only here");
   if (auto only = minus(fb, fa); !only.empty()) add(c.differs, "needs " + joined(only) + " only there");
+  return jaccard(fa, fb);
+}
+
+/// Two failures through a batching rule (culpritKey): the same culprit counts half, what of its
+/// input they need the other half.
+Closeness compareFailsThrough(const SignatureParts &a, const SignatureParts &b) {
+  Closeness c;
+  c.score = (a.culprit == b.culprit ? 0.5 : 0.0) + 0.5 * compareFeatures(a, b, c);
+  return c;
+}
+
+Closeness compareMismatches(const SignatureParts &a, const SignatureParts &b) {
+  Closeness c;
+  auto ca = setOf(a.constructs), cb = setOf(b.constructs);
+  const double cons = jaccard(ca, cb);
+  if (cons == 1) add(c.shares, ca.empty() ? "no construct" : "the same constructs (" + joined(ca) + ")");
+  else add(c.differs, "other constructs (" + (cb.empty() ? std::string("none") : joined(cb)) + " there, " +
+                          (ca.empty() ? std::string("none") : joined(ca)) + " here)");
+  double score = 2 * cons + 3 * compareFeatures(a, b, c);
   auto kindOf = [](const std::string &k) { return k.substr(0, k.find(':')); };
   if (!a.kind.empty() && a.kind == b.kind) {
     score += 1;
@@ -144,6 +161,10 @@ SignatureParts parseSignature(const std::string &key) {
   if (!rest.empty() && rest[0].rfind("culprit:", 0) == 0) {
     p.culprit = rest[0].substr(8);
     rest.erase(rest.begin());
+  }
+  if (p.verdict == kFailsThrough) { // "rules|DEVICE|fails|culprit:C|FEATURES"
+    if (!rest.empty()) p.features = listOf(rest[0]);
+    return p;
   }
   if (p.verdict == "mismatch") {
     if (!rest.empty()) p.constructs = listOf(rest[0]);
@@ -180,7 +201,9 @@ std::vector<Closeness> closestReports(const std::string &key,
     if (other == key) continue;
     SignatureParts b = parseSignature(other);
     if (b.verdict != a.verdict || a.verdict.empty()) continue;
-    Closeness c = a.verdict == "mismatch" ? compareMismatches(a, b) : compareErrors(a, b);
+    Closeness c = a.verdict == kFailsThrough ? compareFailsThrough(a, b)
+                  : a.verdict == "mismatch"  ? compareMismatches(a, b)
+                                             : compareErrors(a, b);
     if (!a.culprit.empty() && a.culprit == b.culprit) add(c.shares, "the same culprit (" + a.culprit + ")");
     else if (!a.culprit.empty() && !b.culprit.empty()) add(c.differs, "another culprit (" + b.culprit + " there, " + a.culprit + " here)");
     if (a.system == b.system) add(c.shares, "the same mode and device (" + a.system + ")");

@@ -4,7 +4,8 @@
 ///
 /// A signature key (signature.h) is "MODE|DEVICE|VERDICT|..." where the rest is, for an error,
 /// "TYPE|MESSAGE|FRAME" and, for a mismatch, "CONSTRUCTS|FEATURES|KIND", each after a
-/// "culprit:COMPONENT" field in a culprit signature (culpritKey). Older keys (kept as aliases)
+/// "culprit:COMPONENT" field in a culprit signature (culpritKey); a finding localised to a
+/// batching rule is "rules|DEVICE|fails|culprit:COMPONENT|FEATURES". Older keys (kept as aliases)
 /// may lack the last fields: every field is optional here.
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ namespace vf {
 
 struct SignatureParts {
   std::string system;  ///< "eager|cpu": mode and device, as filed
-  std::string verdict; ///< "mismatch", "batched-error", ...
+  std::string verdict; ///< "mismatch", "batched-error", ..., "fails" (through a batching rule)
   std::string culprit; ///< a culprit signature's component ("hop:cond"), "" in an ablation signature
   // An error's parts.
   std::string errorType, message, frame;

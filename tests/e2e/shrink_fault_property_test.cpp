@@ -126,10 +126,8 @@ Filed file(Runner &runner, const Case &c, const CaseResult &found) {
   f.attempts = fs.stats.attempts;
   f.keptCulprit = fs.culprit;
   f.result = runner.run(f.shrunk);
-  Signature s = findingSignature(f.shrunk, f.result, runner);
-  s.culprits = findCulprits(f.shrunk, f.result, runner, 24);
+  const Signature s = signFinding(f.shrunk, f.result, runner, findCulprits(f.shrunk, f.result, runner, 24));
   f.culprit = s.culprits.culprit();
-  signByCulprit(s, f.shrunk, f.result, runner);
   f.signature = s.key;
   return f;
 }

@@ -2,7 +2,8 @@
 // in cond-only programs, get two signatures (both culprit hop:cond, issue 27: the essential
 // features of cond's input tell them apart); a nightly that meets the second with the first
 // filed fails and files it as new; a bigger case of the first fault, shrunk, is filed under the
-// first's signature (a shrink keeps the signature, and the ablation lands on the same features).
+// first's signature (a shrink keeps the signature, and the ablation lands on the same features);
+// one front-end fault met once raising and once silently is one report.
 #include <gtest/gtest.h>
 
 #include "tests/e2e/e2e.h"
@@ -84,6 +85,26 @@ func(%0: f32[3]) {
 }
 )";
 
+// vmap-negative-in-dim met two ways. in_dims=(-1) on a [2, 3] input wraps to dim 2: the front
+// end's batch-size check raises (IndexError, in its own _validate_and_get_batch_size).
+const char *kInDimRaises = R"(vmap size=3 in_dims=(-1) out_dims=(0)
+data_seed 3
+func(%0: f32[2]) {
+  %1: f32[2] = neg(%0)
+  return %1
+}
+)";
+
+// in_dims=(-2) on a [3, 2] input wraps to dim 1: vmap maps the wrong dim, silently (a result of
+// another shape).
+const char *kInDimSilent = R"(vmap size=3 in_dims=(-2) out_dims=(0)
+data_seed 3
+func(%0: f32[2]) {
+  %1: f32[2] = sin(%0)
+  return %1
+}
+)";
+
 void write(const std::string &path, const std::string &text) { std::ofstream(path) << text; }
 
 /// The report folders of `reports` (not its lock file, nor a hidden folder being filed).
@@ -142,4 +163,29 @@ TEST(SignatureE2E, AShrunkBiggerCaseOfOneFaultIsFiledUnderItsSignature) {
   EXPECT_EQ(known.code, 1) << known.out;
   EXPECT_NE(known.out.find("known: "), std::string::npos) << known.out;
   EXPECT_EQ(folders(reports).size(), 1u);
+}
+
+TEST(SignatureE2E, OneFaultMetAsAnErrorAndAsASilentWrongResultIsOneReport) {
+  // Issue 27: where the wrong value of the front end is met (its own check raising, or a
+  // result of the wrong shape) is incidental; the rule and what of its input it needs are not.
+  std::string d = tempDir("one"), reports = d + "/reports";
+  write(d + "/raises.vf", kInDimRaises);
+  write(d + "/silent.vf", kInDimSilent);
+  const std::string replay = kBin + " replay --reports " + reports + " --fault vmap-negative-in-dim ";
+  Shell raises = sh(replay + d + "/raises.vf");
+  ASSERT_EQ(raises.code, 1) << raises.out;
+  EXPECT_NE(raises.out.find("batched-error"), std::string::npos) << raises.out;
+  EXPECT_NE(raises.out.find("filed: "), std::string::npos) << raises.out;
+  ASSERT_EQ(folders(reports).size(), 1u);
+  auto meta = readJson(folders(reports)[0] + "/meta.json");
+  EXPECT_EQ(meta["signature"].get<std::string>(), "rules|cpu|fails|culprit:vmap:front-end|in_dims<0,") << meta.dump(2);
+  EXPECT_EQ(meta["verdict"].get<std::string>(), "batched-error");
+  Shell silent = sh(replay + d + "/silent.vf");
+  ASSERT_EQ(silent.code, 1) << silent.out;
+  EXPECT_NE(silent.out.find("mismatch"), std::string::npos) << silent.out;
+  EXPECT_NE(silent.out.find("known: "), std::string::npos) << silent.out;
+  EXPECT_EQ(folders(reports).size(), 1u);
+  // Without the fault both pass: the report is the fault's.
+  EXPECT_EQ(sh(kBin + " replay " + d + "/raises.vf").code, 0);
+  EXPECT_EQ(sh(kBin + " replay " + d + "/silent.vf").code, 0);
 }

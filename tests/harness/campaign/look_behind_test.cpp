@@ -12,8 +12,8 @@ using namespace vf;
 
 namespace {
 
-const std::string kCondBug = "eager|cpu|batched-error|culprit:hop:cond|cond.predicate:batched@inner,|error||elsewhere";
-const std::string kFrontBug = "eager|cpu|mismatch|culprit:vmap:front-end||out_dims<0,|silent";
+const std::string kCondBug = "rules|cpu|fails|culprit:hop:cond|cond.predicate:batched@inner,";
+const std::string kFrontBug = "rules|cpu|fails|culprit:vmap:front-end|out_dims<0,";
 
 Case condCase() {
   return parseCase(R"(vmap size=2 in_dims=(0,0) out_dims=(-1)

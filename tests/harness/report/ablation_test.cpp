@@ -62,3 +62,59 @@ TEST(Ablation, ADataRoleIsProbedWithoutTheInputsOfItsOwnConstructsOtherRoles) {
   for (const auto &b : probed)
     if (b.size() >= 2) EXPECT_FALSE(!b[0] && !b[1]) << "a probe unbatched the predicate's input with the operands'";
 }
+
+TEST(Ablation, NestingIsEssentialOnlyWhereEveryLevelTakenAwayEndsTheFailure) {
+  const Case c = parseCase(R"(vmap size=2 in_dims=(-1) out_dims=(0)
+vmap size=3 in_dims=(0) out_dims=(0)
+data_seed 1
+func(%0: f32[4]) {
+  %1: f32[4] = neg(%0)
+  return %1
+}
+)");
+  ASSERT_EQ(validateCase(c), "") << validateCase(c);
+  // A failure that needs the outer level's negative in_dim: taking the inner level away keeps it,
+  // so nesting is incidental (taking the outer one away took the negative in_dim with it).
+  auto negativeInDim = [](const Case &k) {
+    for (const auto &l : k.spec.levels)
+      if (l.in_dims[0] && *l.in_dims[0] < 0) return true;
+    return false;
+  };
+  Ablation a = ablate(c, negativeInDim);
+  EXPECT_EQ(a.features, (std::vector<std::string>{"in_dims<0@outer"}));
+  // A failure that needs two levels, whichever is taken away.
+  Ablation b = ablate(c, [](const Case &k) { return k.spec.levels.size() == 2; });
+  EXPECT_EQ(b.features, (std::vector<std::string>{"nested"}));
+}
+
+TEST(Ablation, NegativeDimsOfTheProgramsOwnVmapsAreAFeature) {
+  // vmap's front end takes a torch.vmap's in_dims in the program as it takes the batch spec's.
+  const Case c = parseCase(R"(vmap size=2 in_dims=(0) out_dims=(0)
+data_seed 1
+func(%0: f32[3,4]) {
+  %1: f32[4,3] = vmap(%0) {in_dims=[-1], out_dims=[0]} [
+    (%2: f32[3]) {
+      %3: f32[3] = neg(%2)
+      yield %3
+    }
+  ]
+  return %1
+}
+)");
+  ASSERT_EQ(validateCase(c), "") << validateCase(c);
+  auto programInDim = [](const Case &k) {
+    const auto &s = k.program.body.stmts[0];
+    return s.attrs.getInts("in_dims")[0] < 0;
+  };
+  Ablation a = ablate(c, programInDim);
+  EXPECT_EQ(a.features, (std::vector<std::string>{"in_dims<0@program"}));
+  // The changed program maps the same dim: in_dims=[1] on an f32[3,4].
+  const auto without = withoutFeature(c, "in_dims<0@program");
+  ASSERT_TRUE(without.has_value());
+  EXPECT_EQ(without->program.body.stmts[0].attrs.getInts("in_dims"), (IntList{1}));
+  EXPECT_EQ(without->program.body.stmts[0].regions, c.program.body.stmts[0].regions);
+  // With no level named (a front-end feature as filed), the program's vmaps change too.
+  ASSERT_TRUE(withoutFeature(c, "in_dims<0").has_value());
+  EXPECT_EQ(withoutFeature(c, "in_dims<0")->program.body.stmts[0].attrs.getInts("in_dims"), (IntList{1}));
+  EXPECT_FALSE(withoutFeature(c, "out_dims<0@program").has_value()); // no negative out_dim
+}

@@ -124,14 +124,14 @@ TEST(StepAround, CondBecomesBothBranchesAndAWherePerResult) {
 }
 
 TEST(StepAround, AFiledSignaturesStepAroundsComeFeaturesFirstThenTheCulpritsRewrites) {
-  EXPECT_EQ(kinds(stepAroundsOf("eager|cpu|batched-error|culprit:hop:cond|cond.predicate:batched@inner,|error||elsewhere")),
+  EXPECT_EQ(kinds(stepAroundsOf("rules|cpu|fails|culprit:hop:cond|cond.predicate:batched@inner,")),
             (std::vector<std::string>{"0:cond.predicate:batched@inner", "1:", "2:hop:cond", "3:", "4:"}));
-  EXPECT_EQ(kinds(stepAroundsOf("eager|cpu|mismatch|culprit:op:where||dtype=float,|silent")),
+  EXPECT_EQ(kinds(stepAroundsOf("rules|cpu|fails|culprit:op:where|dtype=float,")),
             (std::vector<std::string>{"0:dtype=float", "2:op:where", "3:", "4:"}));
   // An old signature without a culprit: the front end's rewrites only.
   EXPECT_EQ(kinds(stepAroundsOf("eager|cpu|batched-error|ValueError|some message|utils/_pytree.py:unflatten")),
             (std::vector<std::string>{"3:", "4:"}));
-  const auto j = stepAroundJson("eager|cpu|batched-error|culprit:hop:cond|cond.predicate:batched@inner,|error||elsewhere");
+  const auto j = stepAroundJson("rules|cpu|fails|culprit:hop:cond|cond.predicate:batched@inner,");
   ASSERT_EQ(j.size(), 5u);
   EXPECT_NE(j[0].get<std::string>().find("every cond's predicate unbatched"), std::string::npos) << j.dump();
 }

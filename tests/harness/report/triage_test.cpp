@@ -184,3 +184,19 @@ TEST(Triage, ANewSignatureIsFiledWithItsClosestReports) {
   std::ifstream in1(first.dir + "/meta.json");
   EXPECT_FALSE(nlohmann::json::parse(in1).contains("closest"));
 }
+
+TEST(Triage, FailuresThroughARuleAreComparedByCulpritAndFeatures) {
+  // "rules|DEVICE|fails|culprit:C|FEATURES" (signature.h: culpritKey): no verdict, no message.
+  const std::string a = "rules|cpu|fails|culprit:hop:cond|cond.predicate:batched@inner,";
+  const std::string b = "rules|cpu|fails|culprit:hop:cond|cond.predicate:batched@inner,in_dims>0@inner,";
+  const std::string c = "rules|cpu|fails|culprit:hop:scan|scan.xs:batched@inner,";
+  const auto close = closestReports(a, {{"mismatch-b", b}, {"batched-error-c", c}, {"mismatch-old", kScan}});
+  // Another rule needing another feature shares nothing; the older key has another verdict.
+  ASSERT_EQ(close.size(), 1u);
+  EXPECT_EQ(close[0].report, "mismatch-b");
+  EXPECT_NE(close[0].shares.find("the same culprit (hop:cond)"), std::string::npos) << close[0].shares;
+  EXPECT_NE(close[0].differs.find("needs in_dims>0@inner only there"), std::string::npos) << close[0].differs;
+  EXPECT_GT(close[0].score, 0.5);
+  const auto md = reportsMarkdown({{"r/mismatch-b", {{"signature", b}, {"hits", 1}}}});
+  EXPECT_NE(md.find("`hop:cond` gives a wrong result; needs cond.predicate:batched@inner, in_dims>0@inner"), std::string::npos) << md;
+}
