@@ -84,13 +84,18 @@ std::string signatureOf(const Case &c, const CaseResult &r) {
 
 namespace {
 
-/// `s`'s essential features, found by ablation through `runner`: a feature is essential when
-/// changing it ends this failure (`failsTheSameWay`).
-void ablateInto(Signature &s, const Case &c, const CaseResult &r, Runner &runner, int maxProbes) {
-  Ablation a = ablate(c, [&](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); }, maxProbes);
+/// `s`'s essential features, found by ablation: a feature is essential when, changed, the case
+/// no longer passes `stillFails`.
+void ablateInto(Signature &s, const Case &c, const StillFailsProbe &stillFails, int maxProbes) {
+  Ablation a = ablate(c, stillFails, maxProbes);
   s.features = a.features;
   s.essential = essentialSentence(a);
   s.probes += a.probes;
+}
+
+/// Still fails the way `r` did (`failsTheSameWay`: the same message and kind of difference).
+StillFailsProbe sameWay(const CaseResult &r, Runner &runner) {
+  return [&r, &runner](const Case &cand) { return failsTheSameWay(r, runner.run(cand)); };
 }
 
 } // namespace
@@ -102,7 +107,7 @@ Signature findingSignature(const Case &c, const CaseResult &r, Runner &runner, i
     s.frame = raisingFrame(r.traceback, peelError(r.errorType, r.errorMessage).peeled);
     return s;
   }
-  ablateInto(s, c, r, runner, maxProbes);
+  ablateInto(s, c, sameWay(r, runner), maxProbes);
   std::string f;
   for (const auto &x : s.features) f += x + ",";
   s.key = systemOf(r) + "|mismatch|" + constructList(c) + "|" + f + "|" + differenceKind(r, true);
@@ -136,11 +141,10 @@ std::vector<std::string> culpritFeatures(const std::string &culprit, const std::
   for (const auto &f : features) {
     // A rule's input: its construct's roles, where their batch dims sit (in_dims), and whether
     // they carry an enclosing level too (nested: the operands are batched twice).
-    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested"))
+    // And whether it runs under a vmap of the program's own (kInVmap, issue 28); which of that
+    // vmap's operands are batched is how the program got there, as a transpose is for in_dims.
+    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested" || f == kInVmap))
       out.insert(relevelled(f, false));
-    // Whether the rule runs under a vmap of the program's own (issue 28); which of that vmap's
-    // operands are batched is how the program got there, as a transpose is for in_dims.
-    if (startsWith(culprit, "hop:") && f == kInVmap) out.insert(f);
     if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") ||
                                         startsWith(f, "chunk_size") || f == "nested" || f == kVmapInRegion))
       out.insert(relevelled(f, true));
@@ -277,10 +281,7 @@ Signature signFinding(const Case &c, const CaseResult &r, Runner &runner, const 
     // often another bug of it (cond's own error where nothing is batched, say).
     const std::string culprit = culprits.culprit();
     const std::string found = failureClass(r, culprit);
-    Ablation a = ablate(c, [&](const Case &cand) { return failsWithCulprit(cand, found, runner, culprit); }, maxProbes);
-    s.features = a.features;
-    s.essential = essentialSentence(a);
-    s.probes = a.probes;
+    ablateInto(s, c, [&](const Case &cand) { return failsWithCulprit(cand, found, runner, culprit); }, maxProbes);
     for (const auto &f : placementFeatures(c, culprit)) {
       s.features.push_back(f);
       s.essential += f == kInVmap ? "; the construct runs inside a torch.vmap of the program that the shrink could not drop"
@@ -293,7 +294,7 @@ Signature signFinding(const Case &c, const CaseResult &r, Runner &runner, const 
   s.culprits = culprits;
   // Localised to the tracing: an error's features as a mismatch's (the same exception, message
   // and frame); its class stays fine-grained.
-  if (culprits.localised() && r.verdict != Verdict::Mismatch) ablateInto(s, c, r, runner, maxProbes);
+  if (culprits.localised() && r.verdict != Verdict::Mismatch) ablateInto(s, c, sameWay(r, runner), maxProbes);
   applyCulprit(s, r);
   return s;
 }
