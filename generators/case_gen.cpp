@@ -99,7 +99,7 @@ private:
   std::vector<size_t> scopeParams_; ///< per scope: how many of its first values are region parameters
   std::vector<ValueId> inputs_;
   std::optional<ValueId> indexInput_; ///< an i64[] program input switches may use as their index
-  int insideVmap_ = 0;                ///< how many vmap functions enclose the block being built
+  int insideVmap_ = 0;                ///< how many transforms' functions (vmap, grad) enclose the block being built
   std::multiset<ValueId> hidden_;
   Block *top_ = nullptr;                   ///< the program's body, while it is built
   std::map<DType, ValueId> anchor_;        ///< per dtype: an exact 0-d zero computed from every input
@@ -633,6 +633,68 @@ private:
     b.stmts.push_back(std::move(s));
   }
 
+  /// torch.func.grad inside the program (issue 28): a floating operand and up to two more, the
+  /// floating ones differentiated now and then too (argnums), and a function over them that may
+  /// capture outer values and hold any construct, whose one 0-d yield sums (or sums the squares
+  /// of) a floating value it computed, plus now and then a differentiated parameter itself.
+  /// Under the batch spec's levels or in a batched region: per-sample gradients of control flow.
+  void gradStmt(Block &b, int depth) {
+    std::vector<Def> floats;
+    for (const auto &d : visible())
+      if (isFloating(d.type.dtype)) floats.push_back(d);
+    if (floats.empty()) return condStmt(b, depth);
+    std::vector<Def> operands = {pick(floats)};
+    for (const auto &d : distinctOperands(scaled(0, 2)))
+      if (d.id != operands[0].id) operands.push_back(d);
+    IntList argnums = {0};
+    for (size_t i = 1; i < operands.size(); ++i)
+      if (isFloating(operands[i].type.dtype) && chance(50)) argnums.push_back(static_cast<int64_t>(i));
+    Attrs attrs;
+    attrs.set("argnums", argnums);
+    Stmt s{"grad", idsOf(operands), attrs, {}, {}};
+    ValueId firstResult = next_;
+    next_ += static_cast<ValueId>(argnums.size());
+    ++insideVmap_;
+    // Without grad_control_flow its function is at the depth limit: ops only.
+    const int inner = pol_.gradControlFlow ? depth + 1 : std::max<int>(depth + 1, static_cast<int>(pol_.maxDepth));
+    s.regions.push_back(region(typesOf(operands), idsOf(operands), {}, inner, nullptr, nullptr, [&](Block &r) {
+      r.yields = {gradScalar(r, argnums)};
+    }));
+    --insideVmap_;
+    for (size_t k = 0; k < argnums.size(); ++k)
+      s.results.push_back(Def{firstResult + static_cast<ValueId>(k), operands[static_cast<size_t>(argnums[k])].type});
+    for (const auto &r : s.results) scopes_.back().push_back(r);
+    b.stmts.push_back(std::move(s));
+  }
+
+  /// A grad function's 0-d floating yield: the sum (or sum of squares) of a floating value the
+  /// region computed, else of a differentiated parameter, plus now and then the sum of another
+  /// differentiated parameter, so that the gradient reads the function's statements.
+  ValueId gradScalar(Block &r, const IntList &argnums) {
+    std::vector<Def> computed;
+    const auto &own = scopes_.back();
+    for (size_t i = r.params.size(); i < own.size(); ++i)
+      if (isFloating(own[i].type.dtype)) computed.push_back(own[i]);
+    auto param = [&] { return r.params[static_cast<size_t>(pick(argnums))]; };
+    auto apply = [&](const std::string &op, const std::vector<Def> &args) {
+      std::vector<Type> types;
+      for (const auto &a : args) types.push_back(a.type);
+      Type t;
+      std::string err;
+      if (!inferOpType(op, types, {}, t, err)) throw std::logic_error("grad's yield: " + op + ": " + err);
+      Def d = fresh(t);
+      r.stmts.push_back(Stmt{op, idsOf(args), {}, {}, {d}});
+      return d;
+    };
+    auto summed = [&](const Def &v, bool square) {
+      const Def x = square ? apply("mul", {v, v}) : v;
+      return x.type.rank() == 0 ? x : apply("sum_all", {x});
+    };
+    Def y = summed(!computed.empty() && chance(80) ? pick(computed) : param(), chance(50));
+    if (chance(40)) y = apply("add", {y, summed(param(), false)});
+    return y.id;
+  }
+
   /// scan over dim 0 of one or two xs of equal length, with one or two carries and up to two
   /// stacked outputs, forwards or reversed.
   void scanStmt(Block &b, int depth) {
@@ -791,7 +853,7 @@ private:
       // its weight: levels opened inside control flow, interleaved with the batch spec's.
       const auto &registry = constructRegistry();
       auto weight = [&](ConstructKind kind) {
-        return pol_.weight(kind) * (depth > 0 && kind == ConstructKind::Vmap ? pol_.regionTransformFactor : 1);
+        return pol_.weight(kind) * (depth > 0 && constructDef(kind).transform ? pol_.regionTransformFactor : 1);
       };
       int64_t total = 0;
       for (const auto &d : registry) total += weight(d.kind);
@@ -804,6 +866,7 @@ private:
       case ConstructKind::WhileLoop: whileStmt(b, depth); break;
       case ConstructKind::Scan: scanStmt(b, depth); break;
       case ConstructKind::Vmap: vmapStmt(b, depth); break;
+      case ConstructKind::Grad: gradStmt(b, depth); break;
       }
       return;
     }

@@ -210,6 +210,35 @@ std::string vmapResults(const Stmt &s, const std::vector<Type> &args, const std:
   return "";
 }
 
+// ---- grad ---------------------------------------------------------------------------------
+
+std::string gradRegion(size_t) { return "the differentiated function"; }
+
+std::string gradParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  const IntList *argnums = intListAttr(s, "argnums");
+  if (!argnums || s.attrs.items.size() != 1 || argnums->empty()) return "grad needs the attribute {argnums=[I, ...]} (at least one)";
+  if (args.empty()) return "grad needs at least one operand";
+  if (s.regions.size() != 1) return "grad needs exactly 1 region (the differentiated function)";
+  for (size_t k = 0; k < argnums->size(); ++k) {
+    const int64_t i = (*argnums)[k];
+    if (i < 0 || i >= static_cast<int64_t>(args.size()))
+      return "grad argnum " + std::to_string(i) + " is out of range for " + std::to_string(args.size()) + " operands";
+    if (k > 0 && i <= (*argnums)[k - 1]) return "grad's argnums must be increasing";
+    if (!isFloating(args[static_cast<size_t>(i)].dtype))
+      return "grad argnum " + std::to_string(i) + " is not floating: " + typeToString(args[static_cast<size_t>(i)]);
+  }
+  params.push_back(args);
+  return "";
+}
+
+std::string gradResults(const Stmt &s, const std::vector<Type> &args, const std::vector<std::vector<Type>> &yields,
+                        std::vector<Type> &results) {
+  if (yields[0].size() != 1 || yields[0][0].rank() != 0 || !isFloating(yields[0][0].dtype))
+    return "grad's function must yield exactly one 0-d floating value";
+  for (int64_t i : *intListAttr(s, "argnums")) results.push_back(args[static_cast<size_t>(i)]);
+  return "";
+}
+
 // torch.vmap inside the program, in every mode. `per_example` sets _VMAP_AS_LOOPS while it
 // runs: each example alone then runs the program's own vmaps as loops, so that torch's per-example
 // run stays free of vmap (it is what a disagreement with the reference is checked against).
@@ -292,6 +321,13 @@ std::vector<std::optional<int64_t>> vmapInDims(const Stmt &s) {
   return out;
 }
 
+std::vector<size_t> gradArgnums(const Stmt &s) {
+  std::vector<size_t> out;
+  if (const IntList *a = intListAttr(s, "argnums"))
+    for (int64_t i : *a) out.push_back(static_cast<size_t>(std::max<int64_t>(i, 0)));
+  return out;
+}
+
 ScanParts scanParts(const Stmt &s) {
   ScanParts p;
   p.carries = static_cast<size_t>(std::max<int64_t>(ncarry(s), 0));
@@ -320,7 +356,12 @@ const std::vector<ConstructDef> &constructRegistry() {
       // call in every mode (it is the front end, not a higher-order op called directly).
       {.kind = ConstructKind::Vmap, .name = "vmap", .knob = "vmap", .weight = 2, .selector = "", .selectorFeature = "",
        .coverageRows = {"vmap-in-branch-or-body", "vmap-unmapped-operand", "vmap-output-unmapped"}, .regionName = vmapRegion, .params = vmapParams,
-       .results = vmapResults, .publicImport = "", .directImport = "", .directHelper = "", .helper = kVmapHelper},
+       .results = vmapResults, .publicImport = "", .directImport = "", .directHelper = "", .helper = kVmapHelper, .transform = true},
+      // torch.func.grad inside the program: per-example gradients inside batched control flow,
+      // and control flow under a gradient transform (issue 28). The same call in every mode.
+      {.kind = ConstructKind::Grad, .name = "grad", .knob = "grad", .weight = 1, .selector = "", .selectorFeature = "",
+       .coverageRows = {"grad-in-branch-or-body", "grad-of-control-flow", "grad-in-vmap"}, .regionName = gradRegion, .params = gradParams,
+       .results = gradResults, .publicImport = "", .directImport = "", .directHelper = "", .transform = true},
   };
   return r;
 }

@@ -23,6 +23,13 @@
 ///                                                 stacked at out_dims. Every mapped operand has
 ///                                                 the same size N >= 1 there; at least one is
 ///                                                 mapped; fn may capture outer values.
+///   grad(operands...) {argnums=[I, ...]} [fn]      torch.func.grad inside the program: fn
+///                                                 takes the operands and yields one 0-d
+///                                                 floating value; the results are its
+///                                                 gradients with respect to the operands at
+///                                                 argnums (increasing, each floating), of their
+///                                                 types, zero where it does not depend on one.
+///                                                 Captured values are constants to it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +46,7 @@ inline constexpr int kMaxIterations = 10000;
 /// semantics, Python, libtorch lowering, generation) switches over this enum without a
 /// `default:`, and the build makes a missing case an error (-Werror=switch): adding a construct
 /// here makes the compiler list every place that must learn it.
-enum class ConstructKind { Cond, Switch, WhileLoop, Scan, Vmap };
+enum class ConstructKind { Cond, Switch, WhileLoop, Scan, Vmap, Grad };
 
 /// One control-flow construct: everything about it that is data, in one entry (the way an op
 /// is one entry of the op registry). Semantics are code in the layers above (see ConstructKind).
@@ -69,6 +76,9 @@ struct ConstructDef {
   /// Python emitted in every mode where the program uses it: vmap's `_vmap`, torch.vmap in the
   /// batched run and a Python loop in `per_example` (whose run stays free of vmap).
   std::string helper = "";
+  /// A function transform (vmap, grad) rather than a higher-order op: the generator weighs it
+  /// `--gen region_transform_factor` times inside a region (levels interleaved with control flow).
+  bool transform = false;
 };
 
 /// How a scan's arguments split (the registry's typing has checked them): `carries` carries,
@@ -85,6 +95,9 @@ int64_t vmapSize(const Stmt &s, const std::vector<Type> &args);
 /// A vmap statement's in_dims, None as nullopt (its attributes checked by the validator).
 std::vector<std::optional<int64_t>> vmapInDims(const Stmt &s);
 
+/// A grad statement's argnums (its attributes checked by the validator; empty when malformed).
+std::vector<size_t> gradArgnums(const Stmt &s);
+
 /// Every construct, in a fixed order (help texts, coverage rows, probes).
 const std::vector<ConstructDef> &constructRegistry();
 /// The construct named `op`, or nullptr for an op or an unknown name.
@@ -94,7 +107,7 @@ const ConstructDef &constructOf(const Stmt &s);
 /// The entry of a kind.
 const ConstructDef &constructDef(ConstructKind k);
 
-/// True for cond, switch, while_loop and scan.
+/// True for every construct of the registry (cond, switch, while_loop, scan, vmap, grad).
 bool isConstruct(const std::string &op);
 /// The constructs' names, for help texts and coverage.
 const std::vector<std::string> &constructNames();

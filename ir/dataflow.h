@@ -99,6 +99,15 @@ private:
     return res;
   }
 
+  /// grad: its function runs on the operands; a gradient depends on whatever its 0-d value
+  /// depends on, and on every operand (the derivative is taken at them).
+  std::vector<Fact> gradient(const Stmt &s) {
+    region(s.regions[0], ofAll(s.args));
+    Fact f = s.regions[0].yields.empty() ? Fact{} : of(s.regions[0].yields[0]);
+    for (auto a : s.args) f = D::join(f, of(a));
+    return std::vector<Fact>(s.results.size(), f);
+  }
+
   /// cond and switch: one region runs, chosen by the selector (absent for a Python-bool predicate).
   std::vector<Fact> alternatives(const Stmt &s) {
     const bool pythonBool = s.attrs.find("pred") != nullptr;
@@ -143,6 +152,7 @@ private:
       case ConstructKind::WhileLoop: res = whileLoop(s); break;
       case ConstructKind::Scan: res = scanParts(s).bufs > 0 ? buffersBackToEnd(s, scan(buffersAsCarries(s))) : scan(s); break;
       case ConstructKind::Vmap: res = mapped(s); break;
+      case ConstructKind::Grad: res = gradient(s); break;
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) facts_[s.results[i].id] = d_.define(s.results[i], i < res.size() ? res[i] : Fact{});

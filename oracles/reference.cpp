@@ -11,6 +11,8 @@
 #include "ir/precision.h"
 #include "ir/scan_outputs.h"
 
+#include <torch/csrc/autograd/autograd.h>
+
 namespace vf {
 namespace {
 
@@ -19,6 +21,12 @@ class Interp {
 public:
   Interp(const std::unordered_map<ValueId, DType> &precision, bool f64, double &margin, double *kink, DomainNote *domain)
       : f64_(f64), margin_(margin), kink_(kink), domain_(domain), precision_(precision) {}
+
+  /// The inputs take part in an enclosing gradient (requires_grad): a grad construct's
+  /// gradients must then be differentiable themselves.
+  void tracked(const std::vector<at::Tensor> &inputs) {
+    tracked_ = std::any_of(inputs.begin(), inputs.end(), [](const at::Tensor &t) { return t.requires_grad(); });
+  }
 
   std::vector<at::Tensor> block(const Block &b, const std::vector<at::Tensor> &params) {
     for (size_t i = 0; i < b.params.size(); ++i) env_[b.params[i].id] = params.at(i);
@@ -32,6 +40,8 @@ private:
   bool f64_;
   double &margin_;
   double *kink_; ///< where to record kinks (the VJP's differentiability), or null
+  int inGrad_ = 0; ///< grad regions the interpreter is inside: a kink there is a margin of the result
+  bool tracked_ = false; ///< an enclosing gradient (the gradient modes' VJP) tracks the inputs
   DomainNote *domain_; ///< where to record restricted domains, or null
   std::unordered_map<ValueId, at::Tensor> env_;
   const std::unordered_map<ValueId, DType> &precision_; ///< ir/precision.h: margins are judged in it
@@ -48,6 +58,28 @@ private:
     std::vector<at::Tensor> a;
     for (auto v : s.args) a.push_back(env_.at(v));
     return a;
+  }
+
+  /// torch.func.grad: the region runs under autograd with the argnums operands as fresh leaves
+  /// (or, when an enclosing gradient already tracks them, as views of themselves, so that the
+  /// enclosing one differentiates through this gradient: create_graph); the results are the
+  /// gradients of its one 0-d yield, zero where it does not depend on an operand. Captured
+  /// values are constants to it, as they are to torch.func.grad.
+  std::vector<at::Tensor> grad(const Stmt &s, std::vector<at::Tensor> a) {
+    c10::AutoGradMode on(true);
+    const bool outer = inGrad_ > 0 || tracked_;
+    std::vector<at::Tensor> xs;
+    for (size_t i : gradArgnums(s)) {
+      a[i] = a[i].requires_grad() ? a[i].view_as(a[i]) : a[i].detach().requires_grad_(true);
+      xs.push_back(a[i]);
+    }
+    ++inGrad_;
+    const at::Tensor y = block(s.regions[0], a).at(0);
+    --inGrad_;
+    std::vector<at::Tensor> g(xs.size());
+    if (y.requires_grad()) g = torch::autograd::grad({y}, xs, {}, /*retain_graph=*/true, /*create_graph=*/outer, /*allow_unused=*/true);
+    for (size_t k = 0; k < g.size(); ++k) g[k] = g[k].defined() ? (outer ? g[k] : g[k].detach()) : at::zeros_like(xs[k]).detach();
+    return g;
   }
 
   std::vector<at::Tensor> scan(const Stmt &s, const std::vector<at::Tensor> &a) {
@@ -75,10 +107,11 @@ private:
     if (s.regions.empty()) {
       const OpDef *op = findOp(s.op);
       EvalCtx ctx;
-      ctx.measureKinks = kink_ != nullptr;
+      ctx.measureKinks = kink_ != nullptr || inGrad_ > 0;
       ctx.precisionScale = precisionScale(s);
       at::Tensor r = op->eval(a, s.attrs, ctx);
       margin_ = std::min(margin_, ctx.minMargin);
+      if (inGrad_ > 0) margin_ = std::min(margin_, ctx.minKink); // a gradient jumps at a kink
       if (kink_) *kink_ = std::min(*kink_, ctx.minKink);
       if (domain_) domain_->note(ctx.minDomain, ctx.domainOp);
       res.push_back(r);
@@ -124,6 +157,7 @@ private:
         res = unbatch({l}, a, [&](const std::vector<at::Tensor> &slice) { return block(s.regions[0], slice); });
         break;
       }
+      case ConstructKind::Grad: res = grad(s, a); break;
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {
@@ -148,6 +182,7 @@ std::vector<at::Tensor> evalProgram(const Program &p, const std::vector<at::Tens
   std::unordered_map<ValueId, DType> own;
   if (!precision) own = valuePrecisions(p);
   Interp in(precision ? *precision : own, float64, minMargin, minKink, domain);
+  in.tracked(ins);
   return in.block(p.body, ins);
 }
 

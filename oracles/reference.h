@@ -19,6 +19,10 @@
 ///    which the next step sees: a buffer accumulates exactly as a carry does, and its final
 ///    value is a result. That is torch's semantics for a mutated additional input (one tensor
 ///    for every step, updated in place).
+///  - vmap(operands...) [fn]: fn on each slice of the mapped operands alone, stacked at out_dims.
+///  - grad(operands...) {argnums} [fn]: fn under LibTorch's C++ autograd, differentiated with
+///    respect to the argnums operands (torch::autograd::grad; zero where unused); a kink an op's
+///    argument came near inside fn counts as a margin, since the gradient jumps there.
 #include <string>
 #include <unordered_map>
 #include <vector>

@@ -132,6 +132,64 @@ func(%0: f32[3], %1: f32[3]) {
 }
 )";
 
+// torch.func.grad inside the program, of an operand %SRC batched (per-sample gradients) or not
+// (a gradient that is batched through the capture %0 alone).
+const char *kGrad = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 13
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[3] = grad(%SRC) {argnums=[0]} [
+    (%3: f32[3]) {
+      %4: f32[3] = mul(%0, %3)
+      %5: f32[3] = sin(%4)
+      %6: f32[] = sum_all(%5)
+      yield %6
+    }
+  ]
+  return %2
+}
+)";
+
+// A cond under torch.func.grad: whether this torch can differentiate a control-flow op under the
+// transform at all (torch 2.14.1 rejects it unbatched in every mode: "KeyError:
+// <TransformType.Grad: 2>" called directly, "Expected FakeTensor" through torch.cond).
+const char *kGradCond = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 13
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[3] = grad(%0) {argnums=[0]} [
+    (%3: f32[3]) {
+      %4: f32[] = sum_all(%3)
+      %5: bool[] = gt_scalar(%4) {value=0.0}
+      %6: f32[3] = cond(%5, %3) [
+        (%7: f32[3]) {
+          %8: f32[3] = sin(%7)
+          yield %8
+        }
+        (%9: f32[3]) {
+          %10: f32[3] = cos(%9)
+          yield %10
+        }
+      ]
+      %11: f32[] = sum_all(%6)
+      yield %11
+    }
+  ]
+  return %2
+}
+)";
+
+constexpr const char *kGradOfControlFlow = "grad-of-control-flow";
+
+/// Where every runner rejects the kGradCond probe (`rejectedOn` of them), grad functions hold
+/// no construct: every such case would be `invalid`.
+void learnGradOfControlFlow(size_t rejectedOn, const RunnerSet &runners, CampaignOptions &opt, std::ostream &log) {
+  if (runners.empty() || rejectedOn < runners.size() || opt.policy.weight(ConstructKind::Grad) == 0 || !opt.policy.gradControlFlow) return;
+  opt.policy.gradControlFlow = 0;
+  opt.genFlags += " --gen grad_control_flow=0";
+  opt.notGenerated.push_back(kGradOfControlFlow);
+  log << "vmapfuzz: this torch cannot differentiate a control-flow op under torch.func.grad in any mode (it rejects the probe "
+         "unbatched): grad functions hold none (--gen keep_unsupported=1 keeps them)\n";
+}
+
 } // namespace
 
 std::vector<Probe> capabilityProbes() {
@@ -146,6 +204,9 @@ std::vector<Probe> capabilityProbes() {
       {{"scan", "batched carry only"}, fill(kScan, {{"%CARRY_SRC", "%0"}, {"%XS", "%1"}})},
       {{"vmap", "batched operand"}, fill(kVmap, {{"%SRC", "%0"}})},
       {{"vmap", "unbatched operand"}, fill(kVmap, {{"%SRC", "%1"}})},
+      {{"grad", "batched operand"}, fill(kGrad, {{"%SRC", "%0"}})},
+      {{"grad", "unbatched operand"}, fill(kGrad, {{"%SRC", "%1"}})},
+      {{kGradOfControlFlow, "a cond under grad"}, kGradCond},
   };
   std::vector<Probe> probes;
   for (const auto &[name, text] : texts) probes.push_back({name[0], name[1], parseCase(text)});
@@ -166,10 +227,16 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
   if (opt.policy.keepUnsupported) return {}; // generate and run every construct everywhere
   auto probes = capabilityProbes();
   std::map<std::string, int> unsupportedOn; // construct -> runners with no rule for it
+  size_t gradRejectedOn = 0;                  // runners that cannot run control flow under grad
   for (Runner *r : runners) {
     std::map<std::string, bool> none; // construct -> every probe unsupported so far
     for (const auto &p : probes) {
-      bool un = r->run(p.c).verdict == Verdict::Unsupported;
+      const Verdict v = r->run(p.c).verdict;
+      if (p.construct == kGradOfControlFlow) {
+        gradRejectedOn += v == Verdict::Unsupported || v == Verdict::Invalid;
+        continue;
+      }
+      bool un = v == Verdict::Unsupported;
       auto it = none.find(p.construct);
       none[p.construct] = (it == none.end() ? true : it->second) && un;
     }
@@ -189,6 +256,7 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
     dropped.push_back(construct);
     opt.notGenerated.push_back(construct);
   }
+  learnGradOfControlFlow(gradRejectedOn, runners, opt, log);
   if (!dropped.empty()) {
     log << "vmapfuzz: this torch has no batching rule for";
     for (const auto &c : dropped) log << " " << c;
@@ -203,13 +271,13 @@ int printCapabilities(const RunnerSet &runners, std::ostream &os) {
   for (Runner *r : runners) names.push_back(r->backend().id().str());
   std::vector<size_t> width;
   for (const auto &n : names) width.push_back(std::max<size_t>(n.size() + 2, 27));
-  os << std::left << std::setw(12) << "construct" << std::setw(24) << "batched how";
+  os << std::left << std::setw(22) << "construct" << std::setw(24) << "batched how";
   for (size_t k = 0; k < names.size(); ++k) os << std::setw(width[k]) << names[k];
   os << "\n";
   int notOk = 0;
   std::vector<std::string> notes; // what torch said, once per distinct message
   for (const auto &p : probes) {
-    os << std::setw(12) << p.construct << std::setw(24) << p.what << std::flush;
+    os << std::setw(22) << p.construct << std::setw(24) << p.what << std::flush;
     Prepared prep = runners.front()->prepare(p.c);
     for (size_t k = 0; k < runners.size(); ++k) {
       CaseResult r = runners[k]->run(p.c, prep);

@@ -59,6 +59,7 @@ private:
   std::unordered_map<ValueId, uint64_t> deps_; ///< value -> the inputs it is computed from (bit i: input i)
   unsigned inputLevels_[64] = {};              ///< input -> the levels that batch it
   std::map<ValueId, Type> types_;
+  int vmapsAround_ = 0; ///< the program's own vmap constructs enclosing the block walked
 
   /// The levels value `v` is batched at.
   unsigned mask(ValueId v) const {
@@ -141,6 +142,15 @@ private:
         if (!d) f_.insert("vmap-unmapped-operand");
       if (returnsUnmapped(s)) f_.insert("vmap-output-unmapped"); // vmap expands it to its size
     }
+    if (def.kind == ConstructKind::Grad) {
+      if (depth >= 1) f_.insert("grad-in-branch-or-body");
+      if (vmapsAround_ > 0) f_.insert("grad-in-vmap"); // per-slice gradients of the program's own vmap
+      bool holds = false;
+      forEachBlock(s.regions[0], [&](const Block &b, int) {
+        for (const auto &st : b.stmts) holds |= !st.regions.empty();
+      });
+      if (holds) f_.insert("grad-of-control-flow"); // torch's control-flow ops under a gradient transform
+    }
     if (def.kind == ConstructKind::Switch) indexInput(s.args[0]);
     if (pythonBool) f_.insert("cond-python-bool");
     else if (s.args.size() == 1 && isCond) f_.insert("cond-no-operands");
@@ -150,10 +160,12 @@ private:
     unsigned capMask = 0;
     for (auto v : caps) capMask |= mask(v);
     bool selects = !def.selector.empty();
+    vmapsAround_ += def.kind == ConstructKind::Vmap;
     for (const auto &r : s.regions) {
       noteTypes(r);
       block(r, visible, depth + 1);
     }
+    vmapsAround_ -= def.kind == ConstructKind::Vmap;
     if (selects && !pythonBool) {
       unsigned pm = mask(s.args[0]), om = capMask;
       for (size_t k = 1; k < s.args.size(); ++k) om |= mask(s.args[k]);

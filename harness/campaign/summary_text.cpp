@@ -51,7 +51,8 @@ void printCoverage(const CampaignStats &s, std::ostream &os) {
 void printLeftOut(const CampaignStats &s, std::ostream &os) {
   for (const auto &[sys, n] : s.skipped) os << "not run in " << sys << ": " << n << " cases (its time share, or a construct it cannot batch)\n";
   if (!s.notGenerated.empty()) {
-    os << "not generated (no batching rule in any mode, found by the start-up probes; --gen keep_unsupported=1 keeps them):";
+    os << "not generated (no batching rule in any mode, or rejected unbatched in every mode, found by the start-up probes; "
+          "--gen keep_unsupported=1 keeps them):";
     for (const auto &c : s.notGenerated) os << " " << c;
     os << "\n";
   }

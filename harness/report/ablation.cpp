@@ -75,7 +75,8 @@ private:
         if (p.bufs > 0) add(s, "buffers", of(s.args, p.carries + p.xs), false);
         break;
       }
-      case ConstructKind::Vmap: add(s, "operands", of(s.args), false); break;
+      case ConstructKind::Vmap:
+      case ConstructKind::Grad: add(s, "operands", of(s.args), false); break;
       }
       ++constructs_;
     }

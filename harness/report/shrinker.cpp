@@ -156,6 +156,27 @@ std::vector<Case> dropVmaps(const Case &c) {
   });
 }
 
+/// Differentiates a grad with respect to one operand fewer: each use of that gradient reads the
+/// operand itself instead (of the same type).
+std::vector<Case> dropArgnums(const Case &c) {
+  std::vector<Case> out;
+  for (size_t which = 0; which < 3; ++which) {
+    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+      Stmt &s = b.stmts[si];
+      if (s.regions.empty() || constructOf(s).kind != ConstructKind::Grad || s.results.size() < 2 || which >= s.results.size()) return false;
+      IntList argnums = s.attrs.getInts("argnums");
+      const std::map<ValueId, ValueId> m = {{s.results[which].id, s.args[static_cast<size_t>(argnums[which])]}};
+      argnums.erase(argnums.begin() + static_cast<std::ptrdiff_t>(which));
+      s.attrs.set("argnums", argnums);
+      s.results.erase(s.results.begin() + static_cast<std::ptrdiff_t>(which));
+      replaceUses(cand.program.body, m);
+      return true;
+    });
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
 /// Replaces a while_loop by its initial carries (as if it ran zero times).
 std::vector<Case> dropLoops(const Case &c) {
   return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
@@ -378,6 +399,7 @@ int64_t attrWeight(const Block &b) {
       if (auto *d = std::get_if<double>(&a)) w += *d == 0.0 ? 0 : *d == 1.0 ? 1 : 2;
       else if (auto *f = std::get_if<bool>(&a)) w += *f ? 1 : 0;
       else if (auto *i = std::get_if<int64_t>(&a)) w += *i == 0 ? 0 : 1;
+      else if (auto *l = std::get_if<IntList>(&a)) w += static_cast<int64_t>(l->size()); // a grad's argnums
     }
   });
   return w;
@@ -445,7 +467,7 @@ int64_t caseWeight(const Case &c) {
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropVmaps, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropVmaps, dropArgnums, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
                                  simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;

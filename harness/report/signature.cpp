@@ -9,6 +9,7 @@
 #include "harness/report/ablation.h"
 #include "harness/report/error_signature.h"
 #include "harness/run/runner.h"
+#include "ir/constructs.h"
 #include "oracles/compare.h"
 
 namespace vf {
@@ -143,10 +144,12 @@ std::vector<std::string> culpritFeatures(const std::string &culprit, const std::
     // they carry an enclosing level too (nested: the operands are batched twice).
     // And whether it runs under a vmap of the program's own (kInVmap, issue 28); which of that
     // vmap's operands are batched is how the program got there, as a transpose is for in_dims.
-    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested" || f == kInVmap))
+    // Under a torch.func.grad of the program (kInGrad), the rule or the front end runs with a
+    // gradient level on the interpreter stack: the backward's own batching.
+    if (startsWith(culprit, "hop:") && (startsWith(f, what + ".") || startsWith(f, "in_dims") || f == "nested" || f == kInVmap || f == kInGrad))
       out.insert(relevelled(f, false));
     if (culprit == "vmap:front-end" && (startsWith(f, "in_dims") || startsWith(f, "out_dims") ||
-                                        startsWith(f, "chunk_size") || f == "nested" || f == kVmapInRegion))
+                                        startsWith(f, "chunk_size") || f == "nested" || f == kVmapInRegion || f == kInGrad))
       out.insert(relevelled(f, true));
     if (startsWith(culprit, "op:") && startsWith(f, "dtype=")) out.insert(f);
     if (startsWith(culprit, "dynamo:")) out.insert(relevelled(f, false));
@@ -207,21 +210,25 @@ bool sameFailureClass(const CaseResult &found, const CaseResult &now, const std:
 std::vector<std::string> placementFeatures(const Case &c, const std::string &culprit) {
   const std::string what = culprit.substr(culprit.find(':') + 1);
   const bool hop = startsWith(culprit, "hop:");
-  bool inVmap = false, vmapInRegion = false;
-  // underVmap: inside a vmap of the program; underRule: inside another construct's region.
-  std::function<void(const Block &, bool, bool)> walk = [&](const Block &b, bool underVmap, bool underRule) {
+  bool inVmap = false, vmapInRegion = false, inGrad = false;
+  // underVmap: inside a vmap of the program; underRule: inside another construct's region;
+  // underGrad: inside a grad of the program.
+  std::function<void(const Block &, bool, bool, bool)> walk = [&](const Block &b, bool underVmap, bool underRule, bool underGrad) {
     for (const auto &st : b.stmts) {
       if (st.regions.empty()) continue;
-      const bool isVmap = st.op == "vmap";
+      const ConstructKind kind = constructOf(st).kind;
+      const bool isVmap = kind == ConstructKind::Vmap, isGrad = kind == ConstructKind::Grad;
       inVmap = inVmap || (hop && st.op == what && underVmap);
       vmapInRegion = vmapInRegion || (isVmap && underRule);
-      for (const auto &r : st.regions) walk(r, underVmap || isVmap, underRule || !isVmap);
+      inGrad = inGrad || (underGrad && ((hop && st.op == what) || (!hop && isVmap)));
+      for (const auto &r : st.regions) walk(r, underVmap || isVmap, underRule || !constructOf(st).transform, underGrad || isGrad);
     }
   };
-  walk(c.program.body, false, false);
+  walk(c.program.body, false, false, false);
   std::vector<std::string> out;
   if (inVmap) out.push_back(kInVmap);
   if (culprit == "vmap:front-end" && vmapInRegion) out.push_back(kVmapInRegion);
+  if ((hop || culprit == "vmap:front-end") && inGrad) out.push_back(kInGrad);
   return out;
 }
 
@@ -284,8 +291,9 @@ Signature signFinding(const Case &c, const CaseResult &r, Runner &runner, const 
     ablateInto(s, c, [&](const Case &cand) { return failsWithCulprit(cand, found, runner, culprit); }, maxProbes);
     for (const auto &f : placementFeatures(c, culprit)) {
       s.features.push_back(f);
-      s.essential += f == kInVmap ? "; the construct runs inside a torch.vmap of the program that the shrink could not drop"
-                                  : "; a torch.vmap of the program runs inside a control-flow region, and the shrink could not drop it";
+      s.essential += f == kInVmap   ? "; the construct runs inside a torch.vmap of the program that the shrink could not drop"
+                     : f == kInGrad ? "; it runs under a torch.func.grad of the program that the shrink could not drop"
+                                    : "; a torch.vmap of the program runs inside a control-flow region, and the shrink could not drop it";
     }
     applyCulprit(s, r);
     return s;

@@ -63,11 +63,11 @@ std::string constructList(const Case &c);
 /// whose rule runs first; "outer": any enclosing one), not by how many levels the case has:
 ///   hop:X           the roles of construct X ("cond.predicate:batched@outer"), in_dims
 ///                   (where its operands' batch dims sit), nesting (operands batched twice)
-///                   and kInVmap (placementFeatures)
+///                   and kInVmap, kInGrad (placementFeatures)
 ///   vmap:front-end  in_dims, out_dims and chunk_size, levels dropped ("out_dims<0"): the front
 ///                   end runs once per level, so which level is incidental; "nested"
 ///                   (where one level runs inside another, the inner one's input is batched)
-///                   and kVmapInRegion (placementFeatures)
+///                   and kVmapInRegion, kInGrad (placementFeatures)
 ///   op:X            the dtype classes ("dtype=float")
 ///   dynamo:MODE     every feature
 std::vector<std::string> culpritFeatures(const std::string &culprit, const std::vector<std::string> &features);
@@ -92,6 +92,9 @@ bool sameFailureClass(const CaseResult &found, const CaseResult &now, const std:
 /// torch.vmap of the program runs inside a control-flow region (under a rule's lowered level).
 inline constexpr const char *kInVmap = "in-vmap";
 inline constexpr const char *kVmapInRegion = "vmap-in-region";
+/// kInGrad: the culprit's construct (a rule "hop:X"), or a torch.vmap of the program (vmap's
+/// front end), runs inside a torch.func.grad of the program: under a gradient level.
+inline constexpr const char *kInGrad = "in-grad";
 std::vector<std::string> placementFeatures(const Case &c, const std::string &culprit);
 
 /// Whether `culprit` is a component of torch's batching itself (a higher-order op's rule

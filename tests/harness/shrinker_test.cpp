@@ -6,6 +6,7 @@
 #include "harness/report/shrinker.h"
 #include "ir/text.h"
 #include "ir/validate.h"
+#include "ir/walk.h"
 
 using namespace vf;
 
@@ -158,6 +159,37 @@ func(%0: f32[3,4]) {
   auto fails = [](const Case &cand) { return usesOp(cand.program.body, "vmap") && usesOp(cand.program.body, "sin"); };
   Case s = shrinkCase(c, fails);
   EXPECT_TRUE(usesOp(s.program.body, "vmap")) << printCase(s);
+}
+
+// A grad the failure needs keeps one argnum: the others' gradients are re-routed to their
+// operands (dropArgnums), then dropped with the outputs nobody needs.
+TEST(Shrinker, DropsTheArgnumsOfAGradTheFailureDoesNotNeed) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,None) out_dims=(0,0)
+func(%0: f32[3], %1: f32[]) {
+  %2: f32[3], %3: f32[] = grad(%0, %1) {argnums=[0,1]} [
+    (%4: f32[3], %5: f32[]) {
+      %6: f32[3] = sin(%4)
+      %7: f32[3] = mul(%6, %5)
+      %8: f32[] = sum_all(%7)
+      yield %8
+    }
+  ]
+  %9: f32[] = tanh(%3)
+  return %2, %9
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  auto fails = [](const Case &cand) { return usesOp(cand.program.body, "grad") && usesOp(cand.program.body, "sin"); };
+  Case s = shrinkCase(c, fails);
+  EXPECT_EQ(validateCase(s), "") << printCase(s);
+  EXPECT_TRUE(fails(s));
+  bool one = false;
+  forEachBlock(s.program.body, [&](const Block &b, int) {
+    for (const auto &st : b.stmts)
+      if (st.op == "grad") one = st.results.size() == 1 && st.attrs.getInts("argnums").size() == 1;
+  });
+  EXPECT_TRUE(one) << printCase(s);
+  EXPECT_LT(caseWeight(s), caseWeight(c));
 }
 
 TEST(Shrinker, ReinferTypesFollowsAShapeChange) {

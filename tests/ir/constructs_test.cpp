@@ -28,8 +28,8 @@ std::string check(const std::string &body, const std::string &params = "%0: f32[
 
 } // namespace
 
-TEST(Constructs, AreTheFourControlFlowOpsAndVmap) {
-  EXPECT_EQ(constructNames(), (std::vector<std::string>{"cond", "switch", "while_loop", "scan", "vmap"}));
+TEST(Constructs, AreTheFourControlFlowOpsAndTwoTransforms) {
+  EXPECT_EQ(constructNames(), (std::vector<std::string>{"cond", "switch", "while_loop", "scan", "vmap", "grad"}));
   for (const auto &n : constructNames()) EXPECT_TRUE(isConstruct(n));
   EXPECT_FALSE(isConstruct("add"));
   EXPECT_FALSE(isConstruct("Cond"));
@@ -42,9 +42,9 @@ TEST(Constructs, TheRegistryHasOneEntryPerKindFoundByName) {
     EXPECT_EQ(findConstruct(d.name), &d);
     EXPECT_EQ(&constructDef(d.kind), &d);
     EXPECT_FALSE(d.knob.empty()) << d.name;
-    // A higher-order op is called directly in direct mode, through its helper; vmap inside the
-    // program is torch.vmap in every mode (the front end itself), with no helper.
-    const bool hop = d.kind != ConstructKind::Vmap;
+    // A higher-order op is called directly in direct mode, through its helper; a transform inside
+    // the program (vmap, grad) is the same call in every mode, with no helper.
+    const bool hop = !d.transform;
     EXPECT_EQ(d.directImport.empty(), !hop) << d.name;
     EXPECT_EQ(d.directHelper.find("def _" + d.name + "(") != std::string::npos, hop) << d.name << "'s direct helper";
     // A selector picks one region: its coverage feature is named, and only then.

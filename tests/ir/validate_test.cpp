@@ -233,3 +233,37 @@ TEST(Validate, AVmapConstructsInDimsRoundTripNoneThroughTheText) {
   EXPECT_EQ(validateProgram(p), "");
   EXPECT_EQ(printProgram(p), text);
 }
+
+// The grad construct's typing (issue 28): increasing argnums of floating operands, one 0-d
+// floating yield, results of the argnums operands' types; it prints and parses back.
+TEST(Validate, TypesAGradConstructAndRejectsEachMalformedOne) {
+  auto grad = [](const std::string &attrs, const std::string &results = "%2: f32[2,3]", const std::string &yield = "%6",
+                 const std::string &args = "%1, %0") {
+    return check("  " + results + " = grad(" + args + ") " + attrs +
+                 " [\n    (%3: f32[2,3], %4: f32[3]) {\n      %5: f32[2,3] = mul(%3, %4)\n      %6: f32[] = sum_all(%5)\n"
+                 "      yield " + yield + "\n    }\n  ]\n  return %2\n");
+  };
+  EXPECT_EQ(grad("{argnums=[0]}"), "");
+  EXPECT_EQ(grad("{argnums=[0,1]}", "%2: f32[2,3], %7: f32[3]"), "");
+  auto fails = [&](const std::string &what, const std::string &attrs, const std::string &results = "%2: f32[2,3]",
+                   const std::string &yield = "%6", const std::string &args = "%1, %0") {
+    const std::string e = grad(attrs, results, yield, args);
+    EXPECT_NE(e.find(what), std::string::npos) << attrs << ": " << e;
+  };
+  fails("needs the attribute {argnums", "{argnums=[]}");
+  fails("needs the attribute {argnums", "{in_dims=[0]}");
+  fails("argnum 2 is out of range", "{argnums=[2]}");
+  fails("must be increasing", "{argnums=[1,0]}", "%2: f32[3], %7: f32[2,3]");
+  fails("exactly one 0-d floating value", "{argnums=[0]}", "%2: f32[2,3]", "%5");
+  fails("exactly one 0-d floating value", "{argnums=[0]}", "%2: f32[2,3]", "%6, %6");
+  EXPECT_NE(check("  %2: i64[] = grad(%0) {argnums=[0]} [\n    (%3: i64[]) {\n      %4: f32[] = to_f32(%3)\n      yield %4\n    }\n  ]\n"
+                  "  return %2\n", "%0: i64[], %1: f32[2,3]")
+                .find("not floating"),
+            std::string::npos);
+  const std::string text = "func(%0: f32[3], %1: f32[2,3]) {\n  %2: f32[2,3], %3: f32[3] = grad(%1, %0) {argnums=[0,1]} [\n"
+                           "    (%4: f32[2,3], %5: f32[3]) {\n      %6: f32[2,3] = mul(%4, %5)\n      %7: f32[] = sum_all(%6)\n"
+                           "      yield %7\n    }\n  ]\n  return %2, %3\n}\n";
+  const Program p = parseProgram(text);
+  EXPECT_EQ(validateProgram(p), "");
+  EXPECT_EQ(printProgram(p), text);
+}

@@ -163,3 +163,30 @@ TEST(ReferenceJvp, TangentsAreDrawnFromTheDataSeedForFloatingInputsOnly) {
   c.spec.data_seed = 6;
   EXPECT_FALSE(at::equal(a[0], makeTangents(c, in)[0]));
 }
+
+// A grad inside the program under the gradient modes' VJP: the enclosing gradient differentiates
+// through it (second derivatives). out = d/dx sum(x*x*y) = 2xy; with cotangent u the VJP is
+// 2yu for x and sum(2xu) for y.
+TEST(ReferenceVjp, DifferentiatesThroughAGradInsideTheProgram) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,None) out_dims=(0)
+func(%0: f32[3], %1: f32[]) {
+  %2: f32[3] = grad(%0, %1) {argnums=[0]} [
+    (%3: f32[3], %4: f32[]) {
+      %5: f32[3] = mul(%3, %3)
+      %6: f32[3] = mul(%5, %4)
+      %7: f32[] = sum_all(%6)
+      yield %7
+    }
+  ]
+  return %2
+}
+)");
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
+  auto y = at::tensor(0.5f);
+  auto u = at::tensor({1.0f, 0.0f, 2.0f, 1.0f, 1.0f, 1.0f}).reshape({2, 3});
+  RefVjp r = runReferenceVjp(c, {x, y}, {u});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.gradients.size(), 2u);
+  EXPECT_TRUE(at::allclose(r.gradients[0], 2 * y * u)) << r.gradients[0];
+  EXPECT_TRUE(at::allclose(r.gradients[1], (2 * x * u).sum())) << r.gradients[1]; // y shared: summed over the examples
+}

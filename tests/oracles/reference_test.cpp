@@ -248,3 +248,95 @@ func(%0: f32[3,2], %1: f32[]) {
     EXPECT_TRUE(at::allclose(r.outputs[0][b], expected)) << r.outputs[0][b] << expected;
   }
 }
+
+namespace {
+// torch.func.grad inside a cond branch (issue 28): d/dx sum(x*x*y) = 2xy and d/dy = sum(x*x),
+// per example; the else-branch's gradient does not read its operand z (zero) and its function
+// reads the capture %1 as a constant.
+const char *kGradInBranch = R"(vmap size=2 in_dims=(0,None) out_dims=(0,0)
+func(%0: f32[3], %1: f32[]) {
+  %2: f32[] = sum_all(%0)
+  %3: bool[] = gt_scalar(%2) {value=0.0}
+  %4: f32[3], %5: f32[] = cond(%3, %0, %1) [
+    (%6: f32[3], %7: f32[]) {
+      %8: f32[3], %9: f32[] = grad(%6, %7) {argnums=[0,1]} [
+        (%10: f32[3], %11: f32[]) {
+          %12: f32[3] = mul(%10, %10)
+          %13: f32[3] = mul(%12, %11)
+          %14: f32[] = sum_all(%13)
+          yield %14
+        }
+      ]
+      yield %8, %9
+    }
+    (%15: f32[3], %16: f32[]) {
+      %17: f32[3] = grad(%15, %16) {argnums=[0]} [
+        (%18: f32[3], %19: f32[]) {
+          %20: f32[] = sum_all(%18)
+          %21: f32[] = mul(%20, %1)
+          yield %21
+        }
+      ]
+      %22: f32[] = neg(%16)
+      yield %17, %22
+    }
+  ]
+  return %4, %5
+}
+)";
+} // namespace
+
+TEST(Reference, AGradInsideABranchIsEachExamplesOwnGradient) {
+  Case c = parseCase(kGradInBranch);
+  ASSERT_EQ(validateCase(c), "");
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3}); // sums 6 (then), -2.5 (else)
+  auto y = at::tensor(0.5f);
+  RefResult r = runReference(c, {x, y});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_TRUE(at::allclose(r.outputs[0][0], 2 * x[0] * y)) << r.outputs[0];
+  EXPECT_TRUE(at::allclose(r.outputs[1][0], (x[0] * x[0]).sum())) << r.outputs[1];
+  EXPECT_TRUE(at::allclose(r.outputs[0][1], at::full({3}, 0.5f))) << r.outputs[0]; // d/dx sum(x)*y, the capture a constant
+  EXPECT_TRUE(at::allclose(r.outputs[1][1], -y)) << r.outputs[1];
+  EXPECT_FALSE(r.outputs[0].requires_grad()); // no enclosing gradient: nothing tracked
+}
+
+TEST(Reference, AGradOfAValueThatDoesNotReadTheOperandIsZero) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,None) out_dims=(0)
+func(%0: f32[3], %1: f32[2]) {
+  %2: f32[2] = grad(%1, %0) {argnums=[0]} [
+    (%3: f32[2], %4: f32[3]) {
+      %5: f32[] = sum_all(%4)
+      yield %5
+    }
+  ]
+  return %2
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  RefResult r = runReference(c, {at::ones({2, 3}), at::ones({2})});
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(at::equal(r.outputs[0], at::zeros({2, 2}))) << r.outputs[0];
+}
+
+// A kink inside a grad's function (relu at 0) is where its gradient jumps: the reference reports
+// it as a margin, so that a difference there is called ambiguous rather than a finding.
+TEST(Reference, AKinkInsideAGradIsAMargin) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0) out_dims=(0)
+func(%0: f32[2]) {
+  %1: f32[2] = grad(%0) {argnums=[0]} [
+    (%2: f32[2]) {
+      %3: f32[2] = relu(%2)
+      %4: f32[] = sum_all(%3)
+      yield %4
+    }
+  ]
+  return %1
+}
+)");
+  RefResult near = runReference(c, {at::tensor({1e-7f, 1.0f, 2.0f, 3.0f}).reshape({2, 2})});
+  RefResult far = runReference(c, {at::tensor({1.0f, 1.0f, 2.0f, 3.0f}).reshape({2, 2})});
+  ASSERT_EQ(near.error, "");
+  EXPECT_LT(near.minMargin, 1e-3);
+  EXPECT_GT(far.minMargin, near.minMargin);
+}

@@ -73,8 +73,10 @@ private:
           res = scan(s, a, mask);
         }
         break;
-      case ConstructKind::Vmap: // a level opened inside the program: not lowered here (the runner says unsupported)
-        throw std::runtime_error("torch.vmap inside the program is not implemented in the libtorch backend's vmap lowering");
+      case ConstructKind::Vmap: // a transform opened inside the program: not lowered here (the runner says unsupported)
+      case ConstructKind::Grad:
+        throw std::runtime_error("torch." + std::string(s.op == "grad" ? "func.grad" : s.op) +
+                                 " inside the program is not implemented in the libtorch backend's vmap lowering");
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {

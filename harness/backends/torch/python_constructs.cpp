@@ -1,5 +1,5 @@
 // The plan of each control-flow construct (python_program.h): its regions as functions and the
-// call of the op, for the public API (torch.cond, switch, torch.while_loop, scan, torch.vmap) and for
+// call of the op, for the public API (torch.cond, switch, torch.while_loop, scan, torch.vmap, torch.func.grad) and for
 // direct mode (the registry's `_cond`, `_switch`, `_while_loop`, `_scan` helpers, captured
 // values lifted into trailing operands).
 #include "harness/backends/torch/python_program.h"
@@ -65,6 +65,15 @@ ConstructPlan ProgramEmitter::plan(const Stmt &s, const std::vector<std::string>
     for (int64_t d : s.attrs.getInts("in_dims")) in.push_back(d == kNoneDim ? "None" : std::to_string(d));
     for (int64_t d : s.attrs.getInts("out_dims")) out.push_back(std::to_string(d));
     p.call = target + " = " + pyCall(pyCall("_vmap", {p.regions[0].name, pyTuple(in), pyTuple(out)}), args);
+    break;
+  }
+  case ConstructKind::Grad: {
+    // torch.func.grad in every mode (a transform, not a higher-order op); its function returns
+    // the one 0-d value, and a tuple of argnums gives a tuple of gradients.
+    p.regions = {region("grad_fn_" + tag, s.regions[0], {.ret = Ret::Single}, {})};
+    std::vector<std::string> argnums;
+    for (size_t i : gradArgnums(s)) argnums.push_back(std::to_string(i));
+    p.call = target + " = " + pyCall(pyCall("torch.func.grad", {p.regions[0].name, "argnums=" + pyTuple(argnums)}), args);
     break;
   }
   }

@@ -546,3 +546,45 @@ func(%0: f32[3]) {
   EXPECT_EQ(placementFeatures(inRegion, "vmap:front-end"), (std::vector<std::string>{kVmapInRegion}));
   EXPECT_TRUE(placementFeatures(inRegion, "hop:cond").empty()); // the cond holds the vmap, not the other way round
 }
+
+// A rule's construct under a torch.func.grad of the program runs under a gradient level (its
+// backward batched too): kInGrad, for the rule and for a vmap under the grad; a grad is no
+// control-flow region, so a vmap in it is not kVmapInRegion.
+TEST(Signature, APlacementUnderAGradOfTheProgramIsInGrad) {
+  const Case c = parseCase(R"(vmap size=2 in_dims=(0) out_dims=(0)
+data_seed 1
+func(%0: f32[3]) {
+  %1: f32[3] = grad(%0) {argnums=[0]} [
+    (%2: f32[3]) {
+      %3: f32[] = sum_all(%2)
+      %4: bool[] = gt_scalar(%3) {value=0.0}
+      %5: f32[3] = cond(%4, %2) [
+        (%6: f32[3]) {
+          %7: f32[3] = sin(%6)
+          yield %7
+        }
+        (%8: f32[3]) {
+          %9: f32[3] = vmap(%8) {in_dims=[0], out_dims=[0]} [
+            (%10: f32[]) {
+              %11: f32[] = neg(%10)
+              yield %11
+            }
+          ]
+          yield %9
+        }
+      ]
+      %12: f32[] = sum_all(%5)
+      yield %12
+    }
+  ]
+  return %1
+}
+)");
+  EXPECT_EQ(placementFeatures(c, "hop:cond"), (std::vector<std::string>{kInGrad}));
+  EXPECT_EQ(placementFeatures(c, "vmap:front-end"), (std::vector<std::string>{kVmapInRegion, kInGrad})); // the vmap sits in cond's branch
+  EXPECT_TRUE(placementFeatures(c, "hop:scan").empty());
+  EXPECT_TRUE(placementFeatures(c, "op:sin").empty());
+  EXPECT_EQ(culpritFeatures("hop:cond", {kInGrad, "grad.operands:batched@vmap"}), (std::vector<std::string>{kInGrad}));
+  EXPECT_EQ(culpritFeatures("vmap:front-end", {kInGrad}), (std::vector<std::string>{kInGrad}));
+  EXPECT_TRUE(culpritFeatures("op:sin", {kInGrad}).empty());
+}

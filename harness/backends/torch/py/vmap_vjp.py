@@ -25,12 +25,12 @@ def func_vjp(*args):
     return tuple(_backward_pass(pullback, tuple(cts)))
 
 
-def _vmap(fn, in_dims, chunk, randomness):
+def _vmap_level(fn, in_dims, chunk, randomness):
     return torch.vmap(fn, in_dims=in_dims, out_dims=0, chunk_size=chunk, randomness=randomness)
 
 
-def _loop(fn, in_dims, chunk, randomness):
-    """What _vmap computes, as a Python loop over the examples (no batching)."""
+def _loop_level(fn, in_dims, chunk, randomness):
+    """What _vmap_level computes, as a Python loop over the examples (no batching)."""
     def run(*args):
         size = next(a.size(d) for a, d in zip(args, in_dims) if d is not None)
         outs = [fn(*[a if d is None else a.select(d, b) for a, d in zip(args, in_dims)]) for b in range(size)]
@@ -56,5 +56,5 @@ def _mapped_vjp(mapper):
     return fn
 
 
-batched_vjp = _mapped_vjp(_vmap)
-per_example_func_vjp = _mapped_vjp(_loop)
+batched_vjp = _mapped_vjp(_vmap_level)
+per_example_func_vjp = _mapped_vjp(_loop_level)
