@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Transforms inside the program (issue 28), side by side on one build: for each seed, the default
-# campaign (fresh output, the filed reports/ known) and the same campaign with no vmap inside its
-# programs (`--gen vmap_weight=0`), at once, each on its own core. Prints per run the cases and
-# cases/s, the harness bugs, the cases that held a vmap inside a branch or loop body, the distinct
+# campaign (fresh output, the filed reports/ known) and the same campaign with no transform inside
+# its programs (`--gen vmap_weight=0 --gen grad_weight=0 --gen jvp_weight=0`), at once, each on its
+# own core. Prints per run the cases and cases/s, the harness bugs, the cases that held a
+# transform (vmap, grad, jvp) inside a branch or loop body, the distinct
 # signatures met (new ones filed under OUT/findings, known ones re-found in reports/), the new
 # findings whose standalone repro.py was not confirmed (a false alarm would be one), and the
 # issue's coverage rows. Run inside the environment with torch:
@@ -20,12 +21,12 @@ core() { if command -v taskset >/dev/null; then taskset -c "$1" "${@:2}"; else "
 rm -rf "$out"; mkdir -p "$out"
 for seed in "${seeds[@]}"; do
   core 0 "$bin" fuzz --time "$seconds" --seed "$seed" --out "$out/with-$seed" > "$out/with-$seed.log" 2>&1 &
-  core 1 "$bin" fuzz --time "$seconds" --seed "$seed" --out "$out/without-$seed" --gen vmap_weight=0 \
+  core 1 "$bin" fuzz --time "$seconds" --seed "$seed" --out "$out/without-$seed" --gen vmap_weight=0 --gen grad_weight=0 --gen jvp_weight=0 \
     > "$out/without-$seed.log" 2>&1 &
   wait
 done
-echo "| seed | vmaps in programs | cases | cases/s | harness-bug | cases with a vmap in a region | signatures met (new + known) | new repro.py not confirmed |"
-echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| seed | transforms in programs | cases | cases/s | harness-bug | invalid | cases with a transform in a region | signatures met (new + known) | new repro.py not confirmed |"
+echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for seed in "${seeds[@]}"; do
   for run in with without; do
     python3 - "$out/$run-$seed" "$seed" "$run" <<'PY'
@@ -38,21 +39,21 @@ unconfirmed = 0
 for meta in glob.glob(os.path.join(d, "findings", "*", "meta.json")):
     if json.load(open(meta)).get("standalone") != "confirmed":
         unconfirmed += 1
-print(f"| {seed} | {run} | {s['cases']} | {s['cases'] / s['seconds']:.1f} | {v.get('harness-bug', 0)} "
-      f"| {cov.get('vmap-in-branch-or-body', 0)} | {len(s['findings'])} ({len(new)} + {len(s['findings']) - len(new)}) "
+print(f"| {seed} | {run} | {s['cases']} | {s['cases'] / s['seconds']:.1f} | {v.get('harness-bug', 0)} | {v.get('invalid', 0)} "
+      f"| {cov.get('transform-in-region', 0)} | {len(s['findings'])} ({len(new)} + {len(s['findings']) - len(new)}) "
       f"| {unconfirmed} of {len(new)} |")
 PY
   done
 done
-rows="vmap vmap-in-branch-or-body vmap-unmapped-operand vmap-output-unmapped switch-index-input switch-index-input-at-dim>0"
+rows="transform-in-region vmap vmap-in-branch-or-body vmap-unmapped-operand vmap-output-unmapped grad grad-in-branch-or-body grad-in-vmap grad-of-control-flow jvp jvp-in-branch-or-body jvp-in-vmap jvp-of-control-flow switch-index-input switch-index-input-at-dim>0"
 for seed in "${seeds[@]}"; do
-  echo "coverage rows, seed $seed (with vmaps):"
+  echo "coverage rows, seed $seed (with transforms):"
   python3 -c "
 import json, sys
 cov = json.load(open(sys.argv[1]))['coverage']
 for r in sys.argv[2].split(): print(f'  {r:32} {cov.get(r, 0)}')" "$out/with-$seed/summary.json" "$rows"
   for run in with without; do
-    echo "signatures met, seed $seed, $run vmaps:"
+    echo "signatures met, seed $seed, $run transforms:"
     python3 -c "
 import json, sys
 for f in json.load(open(sys.argv[1]))['findings']:

@@ -312,11 +312,12 @@ private:
 
   /// A new value of type `t` computed from one of `sources` (values of that type) by a
   /// type-preserving op of the registry, so that a region returns something it computed.
-  std::optional<ValueId> computeOfType(Block &b, const Type &t, const std::vector<ValueId> &sources) {
+  /// `inRegion`: `b` is a region (a restricted-domain op may be drawn there only).
+  std::optional<ValueId> computeOfType(Block &b, const Type &t, const std::vector<ValueId> &sources, bool inRegion = true) {
     if (sources.empty()) return std::nullopt;
     std::vector<const OpDef *> unary;
     for (const auto &op : allOps())
-      if (op.arity == 1 && weightOf(op, /*inRegion=*/true) > 0) unary.push_back(&op); // only regions yield
+      if (op.arity == 1 && weightOf(op, inRegion) > 0) unary.push_back(&op);
     for (int tries = 0; tries < 6; ++tries) {
       const OpDef &op = *pick(unary);
       Attrs attrs;
@@ -655,14 +656,55 @@ private:
     ValueId firstResult = next_;
     next_ += static_cast<ValueId>(argnums.size());
     ++insideVmap_;
-    // Without grad_control_flow its function is at the depth limit: ops only.
-    const int inner = pol_.gradControlFlow ? depth + 1 : std::max<int>(depth + 1, static_cast<int>(pol_.maxDepth));
-    s.regions.push_back(region(typesOf(operands), idsOf(operands), {}, inner, nullptr, nullptr, [&](Block &r) {
+    s.regions.push_back(region(typesOf(operands), idsOf(operands), {}, derivativeDepth(depth, pol_.gradControlFlow), nullptr, nullptr, [&](Block &r) {
       r.yields = {gradScalar(r, argnums)};
     }));
     --insideVmap_;
     for (size_t k = 0; k < argnums.size(); ++k)
       s.results.push_back(Def{firstResult + static_cast<ValueId>(k), operands[static_cast<size_t>(argnums[k])].type});
+    for (const auto &r : s.results) scopes_.back().push_back(r);
+    b.stmts.push_back(std::move(s));
+  }
+
+  /// The depth a derivative transform's function is built at: one level in, or, where its
+  /// control flow is off (grad_control_flow, jvp_control_flow), the depth limit: ops only.
+  int derivativeDepth(int depth, int controlFlow) const {
+    return controlFlow ? depth + 1 : std::max<int>(depth + 1, static_cast<int>(pol_.maxDepth));
+  }
+
+  /// torch.func.jvp inside the program (issue 28): one or two floating primals, each with a
+  /// tangent of its type that the program computes (a type-preserving op of the primal or of
+  /// another value, or a visible value of that type), and a function of the primals that may
+  /// capture outer values, yielding one or two floating values of the primals' types.
+  void jvpStmt(Block &b, int depth) {
+    std::vector<Def> floats;
+    for (const auto &d : visible())
+      if (isFloating(d.type.dtype)) floats.push_back(d);
+    if (floats.empty()) return condStmt(b, depth);
+    std::vector<Def> primals = {pick(floats)};
+    if (chance(40)) {
+      const Def &second = pick(floats);
+      if (second.id != primals[0].id) primals.push_back(second);
+    }
+    std::vector<ValueId> tangents;
+    for (const auto &p : primals) {
+      std::vector<ValueId> same;
+      for (const auto &d : floats)
+        if (d.type == p.type) same.push_back(d.id);
+      const auto made = chance(70) ? computeOfType(b, p.type, same, depth > 0) : std::nullopt;
+      tangents.push_back(made.value_or(pick(same)));
+    }
+    std::vector<Type> outTypes;
+    for (int64_t i = draw(1, 2); i > 0; --i) outTypes.push_back(pick(primals).type);
+    Stmt s{"jvp", idsOf(primals), {}, {}, {}};
+    s.args.insert(s.args.end(), tangents.begin(), tangents.end());
+    ValueId firstResult = next_;
+    next_ += static_cast<ValueId>(2 * outTypes.size());
+    ++insideVmap_;
+    s.regions.push_back(region(typesOf(primals), idsOf(primals), outTypes, derivativeDepth(depth, pol_.jvpControlFlow)));
+    --insideVmap_;
+    for (size_t k = 0; k < 2 * outTypes.size(); ++k)
+      s.results.push_back(Def{firstResult + static_cast<ValueId>(k), outTypes[k % outTypes.size()]});
     for (const auto &r : s.results) scopes_.back().push_back(r);
     b.stmts.push_back(std::move(s));
   }
@@ -867,6 +909,7 @@ private:
       case ConstructKind::Scan: scanStmt(b, depth); break;
       case ConstructKind::Vmap: vmapStmt(b, depth); break;
       case ConstructKind::Grad: gradStmt(b, depth); break;
+      case ConstructKind::Jvp: jvpStmt(b, depth); break;
       }
       return;
     }

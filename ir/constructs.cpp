@@ -239,6 +239,33 @@ std::string gradResults(const Stmt &s, const std::vector<Type> &args, const std:
   return "";
 }
 
+// ---- jvp ----------------------------------------------------------------------------------
+
+std::string jvpRegion(size_t) { return "the function pushed forward"; }
+
+std::string jvpParams(const Stmt &s, const std::vector<Type> &args, std::vector<std::vector<Type>> &params) {
+  if (!s.attrs.items.empty()) return "jvp takes no attributes";
+  if (args.empty() || args.size() % 2 != 0) return "jvp needs primals and as many tangents (an even number of operands, at least 2)";
+  if (s.regions.size() != 1) return "jvp needs exactly 1 region (the function pushed forward)";
+  const size_t k = args.size() / 2;
+  for (size_t i = 0; i < k; ++i) {
+    if (!isFloating(args[i].dtype)) return "jvp primal " + std::to_string(i) + " is not floating: " + typeToString(args[i]);
+    if (args[k + i] != args[i])
+      return "jvp tangent " + std::to_string(i) + " " + typeToString(args[k + i]) + " does not match its primal " + typeToString(args[i]);
+  }
+  params.push_back({args.begin(), args.begin() + static_cast<std::ptrdiff_t>(k)});
+  return "";
+}
+
+std::string jvpResults(const Stmt &, const std::vector<Type> &, const std::vector<std::vector<Type>> &yields, std::vector<Type> &results) {
+  if (yields[0].empty()) return "jvp's function must yield at least one value";
+  for (const auto &t : yields[0])
+    if (!isFloating(t.dtype)) return "jvp's function may only yield floating values, not " + typeToString(t);
+  results = yields[0];
+  results.insert(results.end(), yields[0].begin(), yields[0].end());
+  return "";
+}
+
 // torch.vmap inside the program, in every mode. `per_example` sets _VMAP_AS_LOOPS while it
 // runs: each example alone then runs the program's own vmaps as loops, so that torch's per-example
 // run stays free of vmap (it is what a disagreement with the reference is checked against).
@@ -362,6 +389,11 @@ const std::vector<ConstructDef> &constructRegistry() {
       {.kind = ConstructKind::Grad, .name = "grad", .knob = "grad", .weight = 1, .selector = "", .selectorFeature = "",
        .coverageRows = {"grad-in-branch-or-body", "grad-of-control-flow", "grad-in-vmap"}, .regionName = gradRegion, .params = gradParams,
        .results = gradResults, .publicImport = "", .directImport = "", .directHelper = "", .transform = true},
+      // torch.func.jvp inside the program: forward-mode derivatives, tangents computed by the
+      // program itself (issue 28). The same call in every mode.
+      {.kind = ConstructKind::Jvp, .name = "jvp", .knob = "jvp", .weight = 1, .selector = "", .selectorFeature = "",
+       .coverageRows = {"jvp-in-branch-or-body", "jvp-of-control-flow", "jvp-in-vmap"}, .regionName = jvpRegion, .params = jvpParams,
+       .results = jvpResults, .publicImport = "", .directImport = "", .directHelper = "", .transform = true},
   };
   return r;
 }

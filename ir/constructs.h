@@ -30,6 +30,12 @@
 ///                                                 argnums (increasing, each floating), of their
 ///                                                 types, zero where it does not depend on one.
 ///                                                 Captured values are constants to it.
+///   jvp(primals..., tangents...) [fn]             torch.func.jvp inside the program: K
+///                                                 floating primals, then K tangents of the
+///                                                 same types (values of the program); fn takes
+///                                                 the primals and yields floating values; the
+///                                                 results are its yields, then their tangents
+///                                                 (the Jacobian of fn times the tangents).
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +52,7 @@ inline constexpr int kMaxIterations = 10000;
 /// semantics, Python, libtorch lowering, generation) switches over this enum without a
 /// `default:`, and the build makes a missing case an error (-Werror=switch): adding a construct
 /// here makes the compiler list every place that must learn it.
-enum class ConstructKind { Cond, Switch, WhileLoop, Scan, Vmap, Grad };
+enum class ConstructKind { Cond, Switch, WhileLoop, Scan, Vmap, Grad, Jvp };
 
 /// One control-flow construct: everything about it that is data, in one entry (the way an op
 /// is one entry of the op registry). Semantics are code in the layers above (see ConstructKind).
@@ -76,7 +82,7 @@ struct ConstructDef {
   /// Python emitted in every mode where the program uses it: vmap's `_vmap`, torch.vmap in the
   /// batched run and a Python loop in `per_example` (whose run stays free of vmap).
   std::string helper = "";
-  /// A function transform (vmap, grad) rather than a higher-order op: the generator weighs it
+  /// A function transform (vmap, grad, jvp) rather than a higher-order op: the generator weighs it
   /// `--gen region_transform_factor` times inside a region (levels interleaved with control flow).
   bool transform = false;
 };
@@ -107,7 +113,7 @@ const ConstructDef &constructOf(const Stmt &s);
 /// The entry of a kind.
 const ConstructDef &constructDef(ConstructKind k);
 
-/// True for every construct of the registry (cond, switch, while_loop, scan, vmap, grad).
+/// True for every construct of the registry (cond, switch, while_loop, scan, vmap, grad, jvp).
 bool isConstruct(const std::string &op);
 /// The constructs' names, for help texts and coverage.
 const std::vector<std::string> &constructNames();

@@ -108,6 +108,19 @@ private:
     return std::vector<Fact>(s.results.size(), f);
   }
 
+  /// jvp: its function runs on the primals; its outputs are its yields, and each tangent depends
+  /// on what the outputs depend on and on the tangents and primals (J t, J taken at the primals).
+  std::vector<Fact> pushedForward(const Stmt &s) {
+    const size_t k = s.args.size() / 2;
+    region(s.regions[0], ofAll(s.args, 0, k));
+    std::vector<Fact> res = ofAll(s.regions[0].yields);
+    Fact all{};
+    for (const auto &f : res) all = D::join(all, f);
+    for (auto a : s.args) all = D::join(all, of(a));
+    res.resize(s.results.size(), all);
+    return res;
+  }
+
   /// cond and switch: one region runs, chosen by the selector (absent for a Python-bool predicate).
   std::vector<Fact> alternatives(const Stmt &s) {
     const bool pythonBool = s.attrs.find("pred") != nullptr;
@@ -153,6 +166,7 @@ private:
       case ConstructKind::Scan: res = scanParts(s).bufs > 0 ? buffersBackToEnd(s, scan(buffersAsCarries(s))) : scan(s); break;
       case ConstructKind::Vmap: res = mapped(s); break;
       case ConstructKind::Grad: res = gradient(s); break;
+      case ConstructKind::Jvp: res = pushedForward(s); break;
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) facts_[s.results[i].id] = d_.define(s.results[i], i < res.size() ? res[i] : Fact{});

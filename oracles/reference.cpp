@@ -40,7 +40,7 @@ private:
   bool f64_;
   double &margin_;
   double *kink_; ///< where to record kinks (the VJP's differentiability), or null
-  int inGrad_ = 0; ///< grad regions the interpreter is inside: a kink there is a margin of the result
+  int inGrad_ = 0; ///< grad and jvp regions the interpreter is inside: a kink there is a margin of the result
   bool tracked_ = false; ///< an enclosing gradient (the gradient modes' VJP) tracks the inputs
   DomainNote *domain_; ///< where to record restricted domains, or null
   std::unordered_map<ValueId, at::Tensor> env_;
@@ -68,19 +68,67 @@ private:
   std::vector<at::Tensor> grad(const Stmt &s, std::vector<at::Tensor> a) {
     c10::AutoGradMode on(true);
     const bool outer = inGrad_ > 0 || tracked_;
-    std::vector<at::Tensor> xs;
-    for (size_t i : gradArgnums(s)) {
-      a[i] = a[i].requires_grad() ? a[i].view_as(a[i]) : a[i].detach().requires_grad_(true);
-      xs.push_back(a[i]);
-    }
+    const std::vector<at::Tensor> xs = differentiable(a, gradArgnums(s));
     ++inGrad_;
     const at::Tensor y = block(s.regions[0], a).at(0);
     --inGrad_;
     std::vector<at::Tensor> g(xs.size());
     if (y.requires_grad()) g = torch::autograd::grad({y}, xs, {}, /*retain_graph=*/true, /*create_graph=*/outer, /*allow_unused=*/true);
-    for (size_t k = 0; k < g.size(); ++k) g[k] = g[k].defined() ? (outer ? g[k] : g[k].detach()) : at::zeros_like(xs[k]).detach();
+    for (size_t k = 0; k < g.size(); ++k) g[k] = kept(g[k].defined() ? g[k] : at::zeros_like(xs[k]), outer);
     return g;
   }
+
+  /// torch.func.jvp: the region's yields and their tangents, by the double-backward trick of
+  /// oracles/reference_grad.h (with u a cotangent that requires grad, g(u) = J^T u is linear in u,
+  /// and J t is the gradient of <g(u), t> with respect to u): reverse mode only, so that an
+  /// enclosing gradient differentiates through it as through grad. A yield that does not depend
+  /// on the primals gets a zero tangent.
+  std::vector<at::Tensor> jvp(const Stmt &s, const std::vector<at::Tensor> &a) {
+    c10::AutoGradMode on(true);
+    const bool outer = inGrad_ > 0 || tracked_;
+    const size_t k = a.size() / 2;
+    std::vector<at::Tensor> primals(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(k));
+    std::vector<size_t> all(k);
+    for (size_t i = 0; i < k; ++i) all[i] = i;
+    const std::vector<at::Tensor> xs = differentiable(primals, all);
+    ++inGrad_;
+    const std::vector<at::Tensor> ys = block(s.regions[0], primals);
+    --inGrad_;
+    std::vector<at::Tensor> live, us, tangents(ys.size());
+    std::vector<size_t> liveAt;
+    for (size_t i = 0; i < ys.size(); ++i)
+      if (ys[i].requires_grad()) live.push_back(ys[i]), us.push_back(at::zeros_like(ys[i]).requires_grad_(true)), liveAt.push_back(i);
+    if (!live.empty()) {
+      const auto g = torch::autograd::grad(live, xs, us, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
+      std::vector<at::Tensor> gs, ts;
+      for (size_t j = 0; j < g.size(); ++j)
+        if (g[j].defined() && g[j].requires_grad()) gs.push_back(g[j]), ts.push_back(a[k + j]);
+      if (!gs.empty()) {
+        const auto jt = torch::autograd::grad(gs, us, ts, /*retain_graph=*/true, /*create_graph=*/outer, /*allow_unused=*/true);
+        for (size_t m = 0; m < liveAt.size(); ++m)
+          if (jt[m].defined()) tangents[liveAt[m]] = jt[m];
+      }
+    }
+    std::vector<at::Tensor> res;
+    for (const auto &y : ys) res.push_back(kept(y, outer));
+    for (size_t i = 0; i < ys.size(); ++i) res.push_back(kept(tangents[i].defined() ? tangents[i] : at::zeros_like(ys[i]), outer));
+    return res;
+  }
+
+  /// The operands `which` of `a` as values a transform's function differentiates: fresh leaves,
+  /// or, where an enclosing gradient already tracks them, views of themselves (so that the
+  /// enclosing one differentiates through this one). Replaced in `a`, and returned.
+  static std::vector<at::Tensor> differentiable(std::vector<at::Tensor> &a, const std::vector<size_t> &which) {
+    std::vector<at::Tensor> xs;
+    for (size_t i : which) {
+      a[i] = a[i].requires_grad() ? a[i].view_as(a[i]) : a[i].detach().requires_grad_(true);
+      xs.push_back(a[i]);
+    }
+    return xs;
+  }
+
+  /// A transform's result: still tracked where an enclosing gradient differentiates through it.
+  static at::Tensor kept(const at::Tensor &t, bool outer) { return outer ? t : t.detach(); }
 
   std::vector<at::Tensor> scan(const Stmt &s, const std::vector<at::Tensor> &a) {
     size_t k = static_cast<size_t>(s.attrs.getInt("ncarry"));
@@ -158,6 +206,7 @@ private:
         break;
       }
       case ConstructKind::Grad: res = grad(s, a); break;
+      case ConstructKind::Jvp: res = jvp(s, a); break;
       }
     }
     for (size_t i = 0; i < s.results.size(); ++i) {

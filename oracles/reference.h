@@ -23,6 +23,8 @@
 ///  - grad(operands...) {argnums} [fn]: fn under LibTorch's C++ autograd, differentiated with
 ///    respect to the argnums operands (torch::autograd::grad; zero where unused); a kink an op's
 ///    argument came near inside fn counts as a margin, since the gradient jumps there.
+///  - jvp(primals..., tangents...) [fn]: fn's yields and their tangents J t, by LibTorch's
+///    reverse mode (the double-backward trick of reference_grad.h); kinks as for grad.
 #include <string>
 #include <unordered_map>
 #include <vector>

@@ -149,6 +149,21 @@ func(%0: f32[3], %1: f32[3]) {
 }
 )";
 
+// torch.func.jvp inside the program, of a primal %SRC batched or not, its tangent the other input.
+const char *kJvp = R"(vmap size=4 in_dims=(0,None) out_dims=(0,0)
+data_seed 13
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[3], %3: f32[3] = jvp(%SRC, %1) [
+    (%4: f32[3]) {
+      %5: f32[3] = mul(%0, %4)
+      %6: f32[3] = sin(%5)
+      yield %6
+    }
+  ]
+  return %2, %3
+}
+)";
+
 // A cond under torch.func.grad: whether this torch can differentiate a control-flow op under the
 // transform at all (torch 2.14.1 rejects it unbatched in every mode: "KeyError:
 // <TransformType.Grad: 2>" called directly, "Expected FakeTensor" through torch.cond).
@@ -177,17 +192,67 @@ func(%0: f32[3], %1: f32[3]) {
 }
 )";
 
-constexpr const char *kGradOfControlFlow = "grad-of-control-flow";
+// A cond under torch.func.jvp: the same question for forward mode ("KeyError:
+// <TransformType.Jvp: 3>" called directly).
+const char *kJvpCond = R"(vmap size=4 in_dims=(0,None) out_dims=(0)
+data_seed 13
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[3], %3: f32[3] = jvp(%0, %1) [
+    (%4: f32[3]) {
+      %5: f32[] = sum_all(%4)
+      %6: bool[] = gt_scalar(%5) {value=0.0}
+      %7: f32[3] = cond(%6, %4) [
+        (%8: f32[3]) {
+          %9: f32[3] = sin(%8)
+          yield %9
+        }
+        (%10: f32[3]) {
+          %11: f32[3] = cos(%10)
+          yield %11
+        }
+      ]
+      yield %7
+    }
+  ]
+  return %3
+}
+)";
 
-/// Where every runner rejects the kGradCond probe (`rejectedOn` of them), grad functions hold
-/// no construct: every such case would be `invalid`.
-void learnGradOfControlFlow(size_t rejectedOn, const RunnerSet &runners, CampaignOptions &opt, std::ostream &log) {
-  if (runners.empty() || rejectedOn < runners.size() || opt.policy.weight(ConstructKind::Grad) == 0 || !opt.policy.gradControlFlow) return;
-  opt.policy.gradControlFlow = 0;
-  opt.genFlags += " --gen grad_control_flow=0";
-  opt.notGenerated.push_back(kGradOfControlFlow);
-  log << "vmapfuzz: this torch cannot differentiate a control-flow op under torch.func.grad in any mode (it rejects the probe "
-         "unbatched): grad functions hold none (--gen keep_unsupported=1 keeps them)\n";
+/// A derivative transform whose function may hold control flow where torch can run it: the
+/// probe's name, the transform, and its generator knob.
+struct ControlFlowUnder {
+  const char *probe;
+  ConstructKind kind;
+  int GenPolicy::*knob;
+  const char *knobName;
+};
+const ControlFlowUnder kControlFlowUnder[] = {
+    {"grad-of-control-flow", ConstructKind::Grad, &GenPolicy::gradControlFlow, "grad_control_flow"},
+    {"jvp-of-control-flow", ConstructKind::Jvp, &GenPolicy::jvpControlFlow, "jvp_control_flow"},
+};
+
+/// Where every runner rejects a transform's control-flow probe (`rejectedOn`: probe -> runners),
+/// that transform's functions hold no construct: every such case would be `invalid`.
+void learnControlFlowUnder(const std::map<std::string, size_t> &rejectedOn, const RunnerSet &runners, CampaignOptions &opt,
+                           std::ostream &log) {
+  for (const auto &u : kControlFlowUnder) {
+    const auto it = rejectedOn.find(u.probe);
+    if (runners.empty() || it == rejectedOn.end() || it->second < runners.size() || opt.policy.weight(u.kind) == 0 ||
+        !(opt.policy.*u.knob))
+      continue;
+    opt.policy.*u.knob = 0;
+    opt.genFlags += std::string(" --gen ") + u.knobName + "=0";
+    opt.notGenerated.push_back(u.probe);
+    log << "vmapfuzz: this torch cannot run a control-flow op under torch.func." << constructDef(u.kind).name
+        << " in any mode (it rejects the probe unbatched): its functions hold none (--gen keep_unsupported=1 keeps them)\n";
+  }
+}
+
+/// Whether `construct` names one of kControlFlowUnder's probes.
+bool isControlFlowUnder(const std::string &construct) {
+  for (const auto &u : kControlFlowUnder)
+    if (construct == u.probe) return true;
+  return false;
 }
 
 } // namespace
@@ -206,7 +271,10 @@ std::vector<Probe> capabilityProbes() {
       {{"vmap", "unbatched operand"}, fill(kVmap, {{"%SRC", "%1"}})},
       {{"grad", "batched operand"}, fill(kGrad, {{"%SRC", "%0"}})},
       {{"grad", "unbatched operand"}, fill(kGrad, {{"%SRC", "%1"}})},
-      {{kGradOfControlFlow, "a cond under grad"}, kGradCond},
+      {{"jvp", "batched primal"}, fill(kJvp, {{"%SRC", "%0"}})},
+      {{"jvp", "unbatched primal"}, fill(kJvp, {{"%SRC", "%1"}})},
+      {{kControlFlowUnder[0].probe, "a cond under grad"}, kGradCond},
+      {{kControlFlowUnder[1].probe, "a cond under jvp"}, kJvpCond},
   };
   std::vector<Probe> probes;
   for (const auto &[name, text] : texts) probes.push_back({name[0], name[1], parseCase(text)});
@@ -227,13 +295,13 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
   if (opt.policy.keepUnsupported) return {}; // generate and run every construct everywhere
   auto probes = capabilityProbes();
   std::map<std::string, int> unsupportedOn; // construct -> runners with no rule for it
-  size_t gradRejectedOn = 0;                  // runners that cannot run control flow under grad
+  std::map<std::string, size_t> rejectedOn;  // control flow under a transform -> runners that reject it
   for (Runner *r : runners) {
     std::map<std::string, bool> none; // construct -> every probe unsupported so far
     for (const auto &p : probes) {
       const Verdict v = r->run(p.c).verdict;
-      if (p.construct == kGradOfControlFlow) {
-        gradRejectedOn += v == Verdict::Unsupported || v == Verdict::Invalid;
+      if (isControlFlowUnder(p.construct)) {
+        rejectedOn[p.construct] += v == Verdict::Unsupported || v == Verdict::Invalid;
         continue;
       }
       bool un = v == Verdict::Unsupported;
@@ -256,7 +324,7 @@ std::vector<std::string> learnUnsupported(const RunnerSet &runners, CampaignOpti
     dropped.push_back(construct);
     opt.notGenerated.push_back(construct);
   }
-  learnGradOfControlFlow(gradRejectedOn, runners, opt, log);
+  learnControlFlowUnder(rejectedOn, runners, opt, log);
   if (!dropped.empty()) {
     log << "vmapfuzz: this torch has no batching rule for";
     for (const auto &c : dropped) log << " " << c;

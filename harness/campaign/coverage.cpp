@@ -132,6 +132,7 @@ private:
     f_.insert(s.op);
     if (s.results.size() > 1) f_.insert(s.op + "-multi-output");
     if (depth >= 1) f_.insert("nested-construct");
+    if (depth >= 1 && constructOf(s).transform) f_.insert("transform-in-region"); // vmap, grad or jvp in a branch or body
     const ConstructDef &def = constructOf(s);
     bool isCond = def.kind == ConstructKind::Cond;
     bool pythonBool = isCond && s.attrs.find("pred");
@@ -142,14 +143,14 @@ private:
         if (!d) f_.insert("vmap-unmapped-operand");
       if (returnsUnmapped(s)) f_.insert("vmap-output-unmapped"); // vmap expands it to its size
     }
-    if (def.kind == ConstructKind::Grad) {
-      if (depth >= 1) f_.insert("grad-in-branch-or-body");
-      if (vmapsAround_ > 0) f_.insert("grad-in-vmap"); // per-slice gradients of the program's own vmap
+    if (def.kind == ConstructKind::Grad || def.kind == ConstructKind::Jvp) {
+      if (depth >= 1) f_.insert(s.op + "-in-branch-or-body");
+      if (vmapsAround_ > 0) f_.insert(s.op + "-in-vmap"); // per-slice derivatives of the program's own vmap
       bool holds = false;
       forEachBlock(s.regions[0], [&](const Block &b, int) {
         for (const auto &st : b.stmts) holds |= !st.regions.empty();
       });
-      if (holds) f_.insert("grad-of-control-flow"); // torch's control-flow ops under a gradient transform
+      if (holds) f_.insert(s.op + "-of-control-flow"); // torch's control-flow ops under a derivative transform
     }
     if (def.kind == ConstructKind::Switch) indexInput(s.args[0]);
     if (pythonBool) f_.insert("cond-python-bool");
@@ -252,7 +253,7 @@ const std::vector<std::string> &Coverage::rows() {
       rows.insert(rows.end(), d.coverageRows.begin(), d.coverageRows.end());
     }
     const std::vector<std::string> rest = {
-      "nested-construct", "capture",
+      "nested-construct", "transform-in-region", "capture",
       // nesting depth of regions
       "depth=1", "depth=2", "depth=3", "depth>=4",
       // predicates, indices and loop conditions, batched or not

@@ -77,6 +77,10 @@ private:
       }
       case ConstructKind::Vmap:
       case ConstructKind::Grad: add(s, "operands", of(s.args), false); break;
+      case ConstructKind::Jvp:
+        add(s, "primals", of(s.args, 0, s.args.size() / 2), false);
+        add(s, "tangents", of(s.args, s.args.size() / 2), false);
+        break;
       }
       ++constructs_;
     }

@@ -212,12 +212,12 @@ std::vector<std::string> placementFeatures(const Case &c, const std::string &cul
   const bool hop = startsWith(culprit, "hop:");
   bool inVmap = false, vmapInRegion = false, inGrad = false;
   // underVmap: inside a vmap of the program; underRule: inside another construct's region;
-  // underGrad: inside a grad of the program.
+  // underGrad: inside a grad or jvp of the program.
   std::function<void(const Block &, bool, bool, bool)> walk = [&](const Block &b, bool underVmap, bool underRule, bool underGrad) {
     for (const auto &st : b.stmts) {
       if (st.regions.empty()) continue;
       const ConstructKind kind = constructOf(st).kind;
-      const bool isVmap = kind == ConstructKind::Vmap, isGrad = kind == ConstructKind::Grad;
+      const bool isVmap = kind == ConstructKind::Vmap, isGrad = kind == ConstructKind::Grad || kind == ConstructKind::Jvp;
       inVmap = inVmap || (hop && st.op == what && underVmap);
       vmapInRegion = vmapInRegion || (isVmap && underRule);
       inGrad = inGrad || (underGrad && ((hop && st.op == what) || (!hop && isVmap)));
@@ -292,7 +292,7 @@ Signature signFinding(const Case &c, const CaseResult &r, Runner &runner, const 
     for (const auto &f : placementFeatures(c, culprit)) {
       s.features.push_back(f);
       s.essential += f == kInVmap   ? "; the construct runs inside a torch.vmap of the program that the shrink could not drop"
-                     : f == kInGrad ? "; it runs under a torch.func.grad of the program that the shrink could not drop"
+                     : f == kInGrad ? "; it runs under a torch.func.grad or jvp of the program that the shrink could not drop"
                                     : "; a torch.vmap of the program runs inside a control-flow region, and the shrink could not drop it";
     }
     applyCulprit(s, r);

@@ -93,7 +93,7 @@ bool sameFailureClass(const CaseResult &found, const CaseResult &now, const std:
 inline constexpr const char *kInVmap = "in-vmap";
 inline constexpr const char *kVmapInRegion = "vmap-in-region";
 /// kInGrad: the culprit's construct (a rule "hop:X"), or a torch.vmap of the program (vmap's
-/// front end), runs inside a torch.func.grad of the program: under a gradient level.
+/// front end), runs inside a torch.func.grad or jvp of the program: under a derivative level.
 inline constexpr const char *kInGrad = "in-grad";
 std::vector<std::string> placementFeatures(const Case &c, const std::string &culprit);
 

@@ -164,9 +164,9 @@ namespace {
 // A transform inside the program (issue 28), generated often, in direct mode and through the
 // public API: never a harness bug (our reference and torch's own per-example run agree), and
 // most such programs pass (a failure here is a torch finding, not the construct's). Every run
-// compares the reference (vmap: the function on each slice alone; grad: LibTorch's C++
+// compares the reference (vmap: the function on each slice alone; grad and jvp: LibTorch's C++
 // autograd over the interpreter) with torch's own per-example run (the program's vmaps as
-// Python loops over the slices, its grads torch.func.grad of one example): a harness bug is a
+// Python loops over the slices, its grads and jvps torch.func's on one example): a harness bug is a
 // disagreement between the two. 100 programs with the transform in direct mode, 12 in eager.
 void generatedTransformsAreNeverHarnessBugs(ConstructKind kind) {
   auto worker = std::make_shared<WorkerProcess>(config());
@@ -202,3 +202,6 @@ TEST(TorchBackend, GeneratedVmapsInsideProgramsAreNeverHarnessBugs) { generatedT
 // torch.func.grad inside the program: per-example gradients of control flow, under the batch
 // spec's levels (per-sample gradients) and inside batched regions.
 TEST(TorchBackend, GeneratedGradsInsideProgramsAreNeverHarnessBugs) { generatedTransformsAreNeverHarnessBugs(ConstructKind::Grad); }
+
+// torch.func.jvp inside the program: forward-mode derivatives along tangents the program computes.
+TEST(TorchBackend, GeneratedJvpsInsideProgramsAreNeverHarnessBugs) { generatedTransformsAreNeverHarnessBugs(ConstructKind::Jvp); }

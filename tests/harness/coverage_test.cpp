@@ -10,9 +10,9 @@ using namespace vf;
 
 TEST(Coverage, EveryRowIsReachedByTheDefaultGenerator) {
   // A campaign's table must have no zero row: the default policy reaches each within a few
-  // hundred cases (a 10-minute campaign runs thousands).
+  // thousand cases (a 10-minute campaign runs tens of thousands).
   Coverage cov;
-  for (uint64_t s = 0; s < 600; ++s) cov.add(generateCase(s * 31 + 7, 10 + static_cast<int>(s % 91), GenPolicy{}));
+  for (uint64_t s = 0; s < 1200; ++s) cov.add(generateCase(s * 31 + 7, 10 + static_cast<int>(s % 91), GenPolicy{}));
   for (const auto &row : Coverage::rows()) {
     auto it = cov.counts().find(row);
     EXPECT_TRUE(it != cov.counts().end() && it->second > 0) << "row '" << row << "' is zero";

@@ -28,8 +28,8 @@ std::string check(const std::string &body, const std::string &params = "%0: f32[
 
 } // namespace
 
-TEST(Constructs, AreTheFourControlFlowOpsAndTwoTransforms) {
-  EXPECT_EQ(constructNames(), (std::vector<std::string>{"cond", "switch", "while_loop", "scan", "vmap", "grad"}));
+TEST(Constructs, AreTheFourControlFlowOpsAndThreeTransforms) {
+  EXPECT_EQ(constructNames(), (std::vector<std::string>{"cond", "switch", "while_loop", "scan", "vmap", "grad", "jvp"}));
   for (const auto &n : constructNames()) EXPECT_TRUE(isConstruct(n));
   EXPECT_FALSE(isConstruct("add"));
   EXPECT_FALSE(isConstruct("Cond"));

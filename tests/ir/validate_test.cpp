@@ -267,3 +267,30 @@ TEST(Validate, TypesAGradConstructAndRejectsEachMalformedOne) {
   EXPECT_EQ(validateProgram(p), "");
   EXPECT_EQ(printProgram(p), text);
 }
+
+// The jvp construct's typing (issue 28): primals then as many tangents of the same types, all
+// floating; floating yields; results are the yields, then their tangents.
+TEST(Validate, TypesAJvpConstructAndRejectsEachMalformedOne) {
+  auto jvp = [](const std::string &args, const std::string &results = "%2: f32[2,3], %3: f32[2,3]",
+                const std::string &yield = "%5", const std::string &params = "(%4: f32[2,3])") {
+    return check("  " + results + " = jvp(" + args + ") [\n    " + params + " {\n      %5: f32[2,3] = sin(%4)\n      %6: i64[2,3] = trip_limit(%4)\n"
+                 "      yield " + yield + "\n    }\n  ]\n  return %3\n");
+  };
+  EXPECT_EQ(jvp("%1, %1"), "");
+  auto fails = [&](const std::string &what, const std::string &args, const std::string &results = "%2: f32[2,3], %3: f32[2,3]",
+                   const std::string &yield = "%5", const std::string &params = "(%4: f32[2,3])") {
+    const std::string e = jvp(args, results, yield, params);
+    EXPECT_NE(e.find(what), std::string::npos) << args << ": " << e;
+  };
+  fails("an even number of operands", "%1");
+  fails("does not match its primal", "%1, %0");
+  fails("may only yield floating values", "%1, %1", "%2: i64[2,3], %3: i64[2,3]", "%6");
+  EXPECT_NE(check("  %2: i64[], %3: i64[] = jvp(%0, %0) [\n    (%4: i64[]) {\n      yield %4\n    }\n  ]\n  return %3\n", "%0: i64[], %1: f32[2,3]")
+                .find("primal 0 is not floating"),
+            std::string::npos);
+  const std::string text = "func(%0: f32[3], %1: f32[3]) {\n  %2: f32[3], %3: f32[3] = jvp(%0, %1) [\n"
+                           "    (%4: f32[3]) {\n      %5: f32[3] = sin(%4)\n      yield %5\n    }\n  ]\n  return %3\n}\n";
+  const Program p = parseProgram(text);
+  EXPECT_EQ(validateProgram(p), "");
+  EXPECT_EQ(printProgram(p), text);
+}

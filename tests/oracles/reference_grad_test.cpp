@@ -182,11 +182,36 @@ func(%0: f32[3], %1: f32[]) {
 }
 )");
   auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
-  auto y = at::tensor(0.5f);
+  auto y = at::scalar_tensor(0.5f); // 0-d, as the program declares it
   auto u = at::tensor({1.0f, 0.0f, 2.0f, 1.0f, 1.0f, 1.0f}).reshape({2, 3});
   RefVjp r = runReferenceVjp(c, {x, y}, {u});
   ASSERT_EQ(r.error, "");
   ASSERT_EQ(r.gradients.size(), 2u);
   EXPECT_TRUE(at::allclose(r.gradients[0], 2 * y * u)) << r.gradients[0];
   EXPECT_TRUE(at::allclose(r.gradients[1], (2 * x * u).sum())) << r.gradients[1]; // y shared: summed over the examples
+}
+
+// A jvp inside the program under the gradient modes' VJP (reverse over forward): out = J t of
+// f(x) = x*x along t = y (a program input), i.e. 2xy; with cotangent u the VJP is 2yu for x and
+// sum(2xu) for y, as for the grad above.
+TEST(ReferenceVjp, DifferentiatesThroughAJvpInsideTheProgram) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,0) out_dims=(0)
+func(%0: f32[3], %1: f32[3]) {
+  %2: f32[3], %3: f32[3] = jvp(%0, %1) [
+    (%4: f32[3]) {
+      %5: f32[3] = mul(%4, %4)
+      yield %5
+    }
+  ]
+  return %3
+}
+)");
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
+  auto y = at::tensor({0.5f, 1.0f, -1.0f, 2.0f, 0.0f, 1.0f}).reshape({2, 3});
+  auto u = at::tensor({1.0f, 0.0f, 2.0f, 1.0f, 1.0f, 1.0f}).reshape({2, 3});
+  RefVjp r = runReferenceVjp(c, {x, y}, {u});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.gradients.size(), 2u);
+  EXPECT_TRUE(at::allclose(r.gradients[0], 2 * y * u)) << r.gradients[0];
+  EXPECT_TRUE(at::allclose(r.gradients[1], 2 * x * u)) << r.gradients[1];
 }

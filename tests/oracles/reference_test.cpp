@@ -290,7 +290,7 @@ TEST(Reference, AGradInsideABranchIsEachExamplesOwnGradient) {
   Case c = parseCase(kGradInBranch);
   ASSERT_EQ(validateCase(c), "");
   auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3}); // sums 6 (then), -2.5 (else)
-  auto y = at::tensor(0.5f);
+  auto y = at::scalar_tensor(0.5f); // 0-d, as the program declares it
   RefResult r = runReference(c, {x, y});
   ASSERT_EQ(r.error, "");
   ASSERT_EQ(r.outputs.size(), 2u);
@@ -339,4 +339,33 @@ func(%0: f32[2]) {
   ASSERT_EQ(near.error, "");
   EXPECT_LT(near.minMargin, 1e-3);
   EXPECT_GT(far.minMargin, near.minMargin);
+}
+
+// torch.func.jvp inside the program: f(x, y) = x*x*y pushed forward along (tx, ty) is
+// 2xy*tx + x*x*ty, per example, with the tangents computed by the program (tx = cos(x), ty = y);
+// a yield that does not read the primals (the capture %1) gets a zero tangent.
+TEST(Reference, AJvpInsideTheProgramPushesItsTangentsForward) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,None) out_dims=(0,0,0,0)
+func(%0: f32[3], %1: f32[]) {
+  %2: f32[3] = cos(%0)
+  %3: f32[3], %4: f32[], %5: f32[3], %6: f32[] = jvp(%0, %1, %2, %1) [
+    (%7: f32[3], %8: f32[]) {
+      %9: f32[3] = mul(%7, %7)
+      %10: f32[3] = mul(%9, %8)
+      yield %10, %1
+    }
+  ]
+  return %3, %4, %5, %6
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  auto x = at::tensor({1.0f, 2.0f, 3.0f, -1.0f, -2.0f, 0.5f}).reshape({2, 3});
+  auto y = at::scalar_tensor(0.5f); // 0-d, as the program declares it
+  RefResult r = runReference(c, {x, y});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.outputs.size(), 4u);
+  EXPECT_TRUE(at::allclose(r.outputs[0], x * x * y)) << r.outputs[0];
+  EXPECT_TRUE(at::allclose(r.outputs[2], 2 * x * y * at::cos(x) + x * x * y)) << r.outputs[2];
+  EXPECT_TRUE(at::equal(r.outputs[3], at::zeros({2}))) << r.outputs[3];
+  EXPECT_FALSE(r.outputs[2].requires_grad());
 }

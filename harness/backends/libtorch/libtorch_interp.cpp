@@ -75,7 +75,8 @@ private:
         break;
       case ConstructKind::Vmap: // a transform opened inside the program: not lowered here (the runner says unsupported)
       case ConstructKind::Grad:
-        throw std::runtime_error("torch." + std::string(s.op == "grad" ? "func.grad" : s.op) +
+      case ConstructKind::Jvp:
+        throw std::runtime_error("torch." + std::string(s.op == "vmap" ? s.op : "func." + s.op) +
                                  " inside the program is not implemented in the libtorch backend's vmap lowering");
       }
     }

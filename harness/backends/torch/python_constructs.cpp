@@ -1,5 +1,5 @@
 // The plan of each control-flow construct (python_program.h): its regions as functions and the
-// call of the op, for the public API (torch.cond, switch, torch.while_loop, scan, torch.vmap, torch.func.grad) and for
+// call of the op, for the public API (torch.cond, switch, torch.while_loop, scan, torch.vmap, torch.func.grad, torch.func.jvp) and for
 // direct mode (the registry's `_cond`, `_switch`, `_while_loop`, `_scan` helpers, captured
 // values lifted into trailing operands).
 #include "harness/backends/torch/python_program.h"
@@ -74,6 +74,15 @@ ConstructPlan ProgramEmitter::plan(const Stmt &s, const std::vector<std::string>
     std::vector<std::string> argnums;
     for (size_t i : gradArgnums(s)) argnums.push_back(std::to_string(i));
     p.call = target + " = " + pyCall(pyCall("torch.func.grad", {p.regions[0].name, "argnums=" + pyTuple(argnums)}), args);
+    break;
+  }
+  case ConstructKind::Jvp: {
+    // torch.func.jvp in every mode: (outputs, tangents) of a function that returns a tuple.
+    p.regions = {region("jvp_fn_" + tag, s.regions[0], {}, {})};
+    const auto half = static_cast<std::ptrdiff_t>(args.size() / 2), outs = static_cast<std::ptrdiff_t>(s.results.size() / 2);
+    const std::vector<std::string> names = resultNames(s);
+    p.call = "(" + pyUnpack({names.begin(), names.begin() + outs}) + "), (" + pyUnpack({names.begin() + outs, names.end()}) + ") = " +
+             pyCall("torch.func.jvp", {p.regions[0].name, pyTuple({args.begin(), args.begin() + half}), pyTuple({args.begin() + half, args.end()})});
     break;
   }
   }

@@ -15,8 +15,8 @@ using namespace vf;
 
 namespace {
 
-// Every construct kind that brings a helper of its own: the program's vmap and grad, in a cond.
-const char *kTransforms = R"(vmap size=2 in_dims=(0,None) out_dims=(0,0)
+// The program's transforms (vmap in a cond, grad, jvp) in one case.
+const char *kTransforms = R"(vmap size=2 in_dims=(0,None) out_dims=(0,0,0)
 func(%0: f32[3], %1: f32[]) {
   %2: f32[] = sum_all(%0)
   %3: bool[] = gt_scalar(%2) {value=0.0}
@@ -42,7 +42,13 @@ func(%0: f32[3], %1: f32[]) {
       yield %15
     }
   ]
-  return %4, %12
+  %16: f32[3], %17: f32[3] = jvp(%4, %12) [
+    (%18: f32[3]) {
+      %19: f32[3] = sin(%18)
+      yield %19
+    }
+  ]
+  return %4, %12, %17
 }
 )";
 
