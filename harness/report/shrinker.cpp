@@ -156,6 +156,26 @@ std::vector<Case> dropVmaps(const Case &c) {
   });
 }
 
+/// Passes one of a vmap's mapped operands whole (its in_dim None) where another stays mapped:
+/// its function then sees the whole operand, and the types that follow are re-inferred.
+std::vector<Case> unmapVmapOperands(const Case &c) {
+  std::vector<Case> out;
+  for (size_t which = 0; which < 3; ++which) {
+    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
+      Stmt &s = b.stmts[si];
+      if (s.regions.empty() || constructOf(s).kind != ConstructKind::Vmap) return false;
+      IntList in = s.attrs.getInts("in_dims");
+      if (which >= in.size() || in[which] == kNoneDim || std::count(in.begin(), in.end(), kNoneDim) + 2 > static_cast<std::ptrdiff_t>(in.size()))
+        return false;
+      in[which] = kNoneDim;
+      s.attrs.set("in_dims", in);
+      return reinferTypes(cand.program);
+    });
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
 /// Differentiates a grad with respect to one operand fewer: each use of that gradient reads the
 /// operand itself instead (of the same type).
 std::vector<Case> dropArgnums(const Case &c) {
@@ -399,7 +419,7 @@ int64_t attrWeight(const Block &b) {
       if (auto *d = std::get_if<double>(&a)) w += *d == 0.0 ? 0 : *d == 1.0 ? 1 : 2;
       else if (auto *f = std::get_if<bool>(&a)) w += *f ? 1 : 0;
       else if (auto *i = std::get_if<int64_t>(&a)) w += *i == 0 ? 0 : 1;
-      else if (auto *l = std::get_if<IntList>(&a)) w += static_cast<int64_t>(l->size()); // a grad's argnums
+      else if (auto *l = std::get_if<IntList>(&a)) w += std::count_if(l->begin(), l->end(), [](int64_t d) { return d != kNoneDim; }); // argnums; a vmap's dims (None simplest)
     }
   });
   return w;
@@ -467,7 +487,7 @@ int64_t caseWeight(const Case &c) {
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropVmaps, dropArgnums, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+  static const Pass passes[] = {dropDeadCode, inlineRegions, dropVmaps, unmapVmapOperands, dropArgnums, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
                                  simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;

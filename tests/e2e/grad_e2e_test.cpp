@@ -205,7 +205,10 @@ TEST(GradSelftest, PlantedGradientFaultsAreFoundShrunkAndTheirCasesReplay) {
   const std::vector<std::string> faults = {"cond-batched-pred-false-grad-dropped", "cond-unbatched-pred-operand-detached",
                                            "scan-batched-operands-detached"};
   std::string d = test::tempDir("gradselftest");
-  std::string cmd = test::kBin + " selftest --mode direct+grad --time 300 --cases 150 --seed 1 --target 100 --out " + d;
+  // Without the program's own transforms: since grad and jvp joined the default generator, the two
+  // cond faults are not met in these 150 cases of seed 1 (bench/RESULTS.md, session 18).
+  std::string cmd = test::kBin + " selftest --mode direct+grad --time 300 --cases 150 --seed 1 --target 100"
+                                 " --gen vmap_weight=0 --gen grad_weight=0 --gen jvp_weight=0 --out " + d;
   for (const auto &f : faults) cmd += " --fault " + f;
   test::Shell r = test::sh(cmd);
   EXPECT_EQ(r.code, 0) << r.out;

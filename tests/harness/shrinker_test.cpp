@@ -142,6 +142,36 @@ func(%0: f32[4,3], %1: f32[]) {
   EXPECT_LT(caseWeight(s), caseWeight(c));
 }
 
+// A vmap the failure needs keeps one mapped operand: the others are passed whole (in_dim None),
+// their slices' types re-inferred in its function.
+TEST(Shrinker, PassesWholeTheVmapOperandsTheFailureDoesNotNeedMapped) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,0) out_dims=(0)
+func(%0: f32[3,4], %1: f32[3,4]) {
+  %2: f32[3,4] = vmap(%0, %1) {in_dims=[0,0], out_dims=[0]} [
+    (%3: f32[4], %4: f32[4]) {
+      %5: f32[4] = sin(%3)
+      %6: f32[] = sum_all(%4)
+      %7: f32[4] = mul(%5, %6)
+      yield %7
+    }
+  ]
+  return %2
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  auto fails = [](const Case &cand) { return usesOp(cand.program.body, "vmap") && usesOp(cand.program.body, "sum_all"); };
+  Case s = shrinkCase(c, fails);
+  EXPECT_EQ(validateCase(s), "") << printCase(s);
+  EXPECT_TRUE(fails(s));
+  forEachBlock(s.program.body, [&](const Block &b, int) {
+    for (const auto &st : b.stmts)
+      if (st.op == "vmap") {
+        const IntList in = st.attrs.getInts("in_dims");
+        EXPECT_EQ(std::count(in.begin(), in.end(), kNoneDim), static_cast<std::ptrdiff_t>(in.size()) - 1) << printCase(s);
+      }
+  });
+}
+
 // Where the failure needs the vmap, it stays.
 TEST(Shrinker, KeepsAVmapTheFailureNeeds) {
   Case c = parseCase(R"(vmap size=2 in_dims=(0) out_dims=(0)
