@@ -1,6 +1,7 @@
 #include "harness/report/shrinker.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -56,6 +57,17 @@ template <class Edit> std::vector<Case> perBlock(const Case &c, Edit edit) {
   return out;
 }
 
+/// perBlock once per variant `which` in [0, n): `edit` also gets the variant (the region, the
+/// operand or the argnum a pass changes), candidates of variant 0 first.
+template <class Edit> std::vector<Case> perBlockVariants(const Case &c, size_t n, Edit edit) {
+  std::vector<Case> out;
+  for (size_t which = 0; which < n; ++which) {
+    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &vis) { return edit(cand, b, si, vis, which); });
+    out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  }
+  return out;
+}
+
 // ---- passes: each returns candidates, biggest cuts first -------------------------------------
 
 /// Removes every statement whose results nobody uses.
@@ -84,23 +96,18 @@ std::vector<Case> dropDeadCode(const Case &c) {
 /// Replaces a construct by one of its regions, inlined: parameters become the operands and
 /// the construct's results become the region's yields.
 std::vector<Case> inlineRegions(const Case &c) {
-  std::vector<Case> out;
-  for (int which = 0; which < 8; ++which) {
-    auto more = perBlock(c, [&](Case &, Block &b, size_t si, const std::vector<Def> &) {
-      Stmt s = b.stmts[si];
-      // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
-      if (s.regions.empty() || constructOf(s).selector.empty() || s.regions.size() <= static_cast<size_t>(which)) return false;
-      const Block r = inlinedRegion(s, static_cast<size_t>(which));
-      std::map<ValueId, ValueId> res;
-      for (size_t i = 0; i < s.results.size(); ++i) res[s.results[i].id] = r.yields[i];
-      b.stmts.erase(b.stmts.begin() + si);
-      b.stmts.insert(b.stmts.begin() + si, r.stmts.begin(), r.stmts.end());
-      replaceUses(b, res);
-      return true;
-    });
-    out.insert(out.end(), more.begin(), more.end());
-  }
-  return out;
+  return perBlockVariants(c, 8, [](Case &, Block &b, size_t si, const std::vector<Def> &, size_t which) {
+    Stmt s = b.stmts[si];
+    // Only a branch can stand in for its construct; a loop body or combine_fn cannot.
+    if (s.regions.empty() || constructOf(s).selector.empty() || s.regions.size() <= which) return false;
+    const Block r = inlinedRegion(s, which);
+    std::map<ValueId, ValueId> res;
+    for (size_t i = 0; i < s.results.size(); ++i) res[s.results[i].id] = r.yields[i];
+    b.stmts.erase(b.stmts.begin() + si);
+    b.stmts.insert(b.stmts.begin() + si, r.stmts.begin(), r.stmts.end());
+    replaceUses(b, res);
+    return true;
+  });
 }
 
 /// Replaces a vmap by its function run on slice 0 of its mapped operands, each result that is
@@ -159,42 +166,32 @@ std::vector<Case> dropVmaps(const Case &c) {
 /// Passes one of a vmap's mapped operands whole (its in_dim None) where another stays mapped:
 /// its function then sees the whole operand, and the types that follow are re-inferred.
 std::vector<Case> unmapVmapOperands(const Case &c) {
-  std::vector<Case> out;
-  for (size_t which = 0; which < 3; ++which) {
-    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
-      Stmt &s = b.stmts[si];
-      if (s.regions.empty() || constructOf(s).kind != ConstructKind::Vmap) return false;
-      IntList in = s.attrs.getInts("in_dims");
-      if (which >= in.size() || in[which] == kNoneDim || std::count(in.begin(), in.end(), kNoneDim) + 2 > static_cast<std::ptrdiff_t>(in.size()))
-        return false;
-      in[which] = kNoneDim;
-      s.attrs.set("in_dims", in);
-      return reinferTypes(cand.program);
-    });
-    out.insert(out.end(), more.begin(), more.end());
-  }
-  return out;
+  return perBlockVariants(c, 3, [](Case &cand, Block &b, size_t si, const std::vector<Def> &, size_t which) {
+    Stmt &s = b.stmts[si];
+    if (s.regions.empty() || constructOf(s).kind != ConstructKind::Vmap) return false;
+    IntList in = s.attrs.getInts("in_dims");
+    if (which >= in.size() || in[which] == kNoneDim || std::count(in.begin(), in.end(), kNoneDim) + 2 > static_cast<std::ptrdiff_t>(in.size()))
+      return false;
+    in[which] = kNoneDim;
+    s.attrs.set("in_dims", in);
+    return reinferTypes(cand.program);
+  });
 }
 
 /// Differentiates a grad with respect to one operand fewer: each use of that gradient reads the
 /// operand itself instead (of the same type).
 std::vector<Case> dropArgnums(const Case &c) {
-  std::vector<Case> out;
-  for (size_t which = 0; which < 3; ++which) {
-    auto more = perBlock(c, [&](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
-      Stmt &s = b.stmts[si];
-      if (s.regions.empty() || constructOf(s).kind != ConstructKind::Grad || s.results.size() < 2 || which >= s.results.size()) return false;
-      IntList argnums = s.attrs.getInts("argnums");
-      const std::map<ValueId, ValueId> m = {{s.results[which].id, s.args[static_cast<size_t>(argnums[which])]}};
-      argnums.erase(argnums.begin() + static_cast<std::ptrdiff_t>(which));
-      s.attrs.set("argnums", argnums);
-      s.results.erase(s.results.begin() + static_cast<std::ptrdiff_t>(which));
-      replaceUses(cand.program.body, m);
-      return true;
-    });
-    out.insert(out.end(), more.begin(), more.end());
-  }
-  return out;
+  return perBlockVariants(c, 3, [](Case &cand, Block &b, size_t si, const std::vector<Def> &, size_t which) {
+    Stmt &s = b.stmts[si];
+    if (s.regions.empty() || constructOf(s).kind != ConstructKind::Grad || s.results.size() < 2 || which >= s.results.size()) return false;
+    IntList argnums = s.attrs.getInts("argnums");
+    const std::map<ValueId, ValueId> m = {{s.results[which].id, s.args[static_cast<size_t>(argnums[which])]}};
+    argnums.erase(argnums.begin() + static_cast<std::ptrdiff_t>(which));
+    s.attrs.set("argnums", argnums);
+    s.results.erase(s.results.begin() + static_cast<std::ptrdiff_t>(which));
+    replaceUses(cand.program.body, m);
+    return true;
+  });
 }
 
 /// Replaces a while_loop by its initial carries (as if it ran zero times).
