@@ -194,6 +194,69 @@ std::vector<Case> dropArgnums(const Case &c) {
   });
 }
 
+/// The values `s` reads (its arguments and what the statements of its regions read) that are
+/// not defined inside it.
+std::set<ValueId> freeValues(const Stmt &s) {
+  std::set<ValueId> used(s.args.begin(), s.args.end()), defined;
+  for (const auto &r : s.regions)
+    forEachBlock(r, [&](const Block &b, int) {
+      for (const auto &d : b.params) defined.insert(d.id);
+      for (const auto &t : b.stmts) {
+        used.insert(t.args.begin(), t.args.end());
+        for (const auto &d : t.results) defined.insert(d.id);
+      }
+      used.insert(b.yields.begin(), b.yields.end());
+    });
+  for (auto d : defined) used.erase(d);
+  return used;
+}
+
+/// Moves statement `j` of region `k` of `b.stmts[si]` out, to just before that construct, with
+/// the statements of the region it reads from; a region parameter it reads becomes the operand
+/// passed to it (the same value in a branch or a grad, the first value in a loop body).
+bool hoistOut(Block &b, size_t si, size_t k, size_t j) {
+  const Stmt &s = b.stmts[si];
+  const Block &r = s.regions[k];
+  if (r.params.size() > s.args.size()) return false; // a scan's slices: no operand stands for them
+  std::map<ValueId, ValueId> params;
+  const size_t first = s.args.size() - r.params.size();
+  for (size_t i = 0; i < r.params.size(); ++i) params[r.params[i].id] = s.args[first + i];
+  std::set<ValueId> needed = freeValues(r.stmts[j]);
+  std::vector<bool> moved(r.stmts.size(), false);
+  moved[j] = true;
+  for (size_t i = j; i-- > 0;) {
+    const auto &res = r.stmts[i].results;
+    if (std::none_of(res.begin(), res.end(), [&](const Def &d) { return needed.count(d.id) > 0; })) continue;
+    moved[i] = true;
+    const auto more = freeValues(r.stmts[i]);
+    needed.insert(more.begin(), more.end());
+  }
+  Block out;
+  Block &region = b.stmts[si].regions[k];
+  for (size_t i = 0, kept = 0; i < moved.size(); ++i) {
+    if (moved[i]) out.stmts.push_back(std::move(region.stmts[kept]));
+    if (moved[i]) region.stmts.erase(region.stmts.begin() + static_cast<std::ptrdiff_t>(kept));
+    else ++kept;
+  }
+  replaceUses(out, params);
+  b.stmts.insert(b.stmts.begin() + static_cast<std::ptrdiff_t>(si), out.stmts.begin(), out.stmts.end());
+  return true;
+}
+
+/// Moves a construct (a transform, a branch, a loop) out of the region that holds it, with what
+/// it reads of that region: the case without the nesting, where the repro shows whether the bug
+/// needs the construct inside control flow.
+std::vector<Case> hoistConstructs(const Case &c) {
+  return perBlockVariants(c, 4, [](Case &, Block &b, size_t si, const std::vector<Def> &, size_t which) {
+    const Stmt &s = b.stmts[si];
+    size_t seen = 0;
+    for (size_t k = 0; k < s.regions.size(); ++k)
+      for (size_t j = 0; j < s.regions[k].stmts.size(); ++j)
+        if (!s.regions[k].stmts[j].regions.empty() && seen++ == which) return hoistOut(b, si, k, j);
+    return false;
+  });
+}
+
 /// Replaces a while_loop by its initial carries (as if it ran zero times).
 std::vector<Case> dropLoops(const Case &c) {
   return perBlock(c, [](Case &cand, Block &b, size_t si, const std::vector<Def> &) {
@@ -479,12 +542,13 @@ int64_t caseWeight(const Case &c) {
   }
   for (const auto &p : c.program.body.params) w += (p.type.numel() + p.type.rank()) * 10;
   for (const auto &l : c.spec.layouts) w += l.kind != Layout::Kind::Contiguous ? 5 : 0;
+  forEachStmt(c.program.body, [&](const Stmt &, int depth) { w += depth * 100; }); // the nesting a hoist removes
   return w + attrWeight(c.program.body);
 }
 
 Case shrinkCase(const Case &start, const StillFails &fails, ShrinkStats *stats, int maxAttempts) {
   using Pass = std::vector<Case> (*)(const Case &);
-  static const Pass passes[] = {dropDeadCode, inlineRegions, dropVmaps, unmapVmapOperands, dropArgnums, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
+  static const Pass passes[] = {dropDeadCode, inlineRegions, hoistConstructs, dropVmaps, unmapVmapOperands, dropArgnums, dropLoops, dropBuffers, dropStatements, dropOutputs, dropInputs, shrinkSpec, shrinkShapes,
                                  simplifyAttrs};
   ShrinkStats local;
   ShrinkStats &st = stats ? *stats : local;

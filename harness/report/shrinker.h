@@ -21,8 +21,8 @@ struct ShrinkStats {
 /// stand in for it (a vmap dropped: a select per mapped operand, an expand per result).
 int64_t shrinkSize(const Program &p);
 
-/// A case's size for shrinking: shrinkSize, outputs, inputs, vmap levels, batch elements and
-/// tensor elements. Every accepted step makes it strictly smaller.
+/// A case's size for shrinking: shrinkSize, outputs, inputs, vmap levels, batch elements,
+/// tensor elements and how deep its statements nest. Every accepted step makes it strictly smaller.
 int64_t caseWeight(const Case &c);
 
 /// Shrinks `c` to a fixpoint. Deterministic: passes and candidates come in a fixed order.

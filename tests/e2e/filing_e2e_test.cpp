@@ -126,7 +126,9 @@ TEST(Filing, ACampaignKilledBesideAnotherLeavesWholeReportsAndTheNextOneResumes)
   EXPECT_EQ(killed, 137) << slurp(killedLog);
   EXPECT_TRUE(other == 0 || other == 1) << slurp(otherLog);
   // The killed one's summary.json, written as it went, is whole where it is there at all.
-  if (fs::exists(d + "/out-killed/summary.json")) EXPECT_EQ(readJson(d + "/out-killed/summary.json")["complete"], false);
+  if (fs::exists(d + "/out-killed/summary.json")) {
+    EXPECT_EQ(readJson(d + "/out-killed/summary.json")["complete"], false);
+  }
   // A rerun on the same folder resumes: it removes what the dead one left mid-write, counts its
   // hits on the folders filed, and leaves every report whole.
   auto rerun = sh(campaign("10", 11, d + "/out-rerun", reports));

@@ -93,7 +93,9 @@ TEST(GradModes, VmapOfGradIsUnsupportedWithItsReasonOrAgrees) {
   CaseResult res = r.run(parseCase(test::kCond));
   EXPECT_TRUE(res.verdict == Verdict::Unsupported || res.verdict == Verdict::Pass)
       << verdictName(res.verdict) << ": " << res.summary << "\n" << res.traceback;
-  if (res.verdict == Verdict::Unsupported) EXPECT_FALSE(res.summary.empty());
+  if (res.verdict == Verdict::Unsupported) {
+    EXPECT_FALSE(res.summary.empty());
+  }
 }
 
 TEST(GradModes, ACampaignTabulatesEveryGradientModeWithoutHarnessBugs) {

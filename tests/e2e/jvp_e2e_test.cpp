@@ -114,7 +114,9 @@ TEST(JvpModes, WhatTorchCannotJvpIsUnsupportedOnceWithItsReasonOrAgrees) {
     CaseResult res = r.run(parseCase(text));
     EXPECT_TRUE(res.verdict == Verdict::Unsupported || res.verdict == Verdict::Pass)
         << mode << ": " << verdictName(res.verdict) << ": " << res.summary << "\n" << res.traceback;
-    if (res.verdict == Verdict::Unsupported) EXPECT_FALSE(res.summary.empty());
+    if (res.verdict == Verdict::Unsupported) {
+      EXPECT_FALSE(res.summary.empty());
+    }
   }
 }
 

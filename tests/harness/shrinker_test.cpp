@@ -222,6 +222,44 @@ func(%0: f32[3], %1: f32[]) {
   EXPECT_LT(caseWeight(s), caseWeight(c));
 }
 
+// A transform the failure needs, but not inside the branch that holds it, moves out of the branch
+// with the statement it reads there; the branch's parameter becomes the cond's operand.
+TEST(Shrinker, MovesATransformOutOfTheRegionThatHoldsIt) {
+  Case c = parseCase(R"(vmap size=2 in_dims=(0,0) out_dims=(0)
+func(%0: f32[3], %1: f32[]) {
+  %2: bool[] = gt_scalar(%1) {value=0.0}
+  %3: f32[3] = cond(%2, %0) [
+    (%4: f32[3]) {
+      %5: f32[3] = cos(%4)
+      %6: f32[3] = grad(%5) {argnums=[0]} [
+        (%7: f32[3]) {
+          %8: f32[3] = sin(%7)
+          %9: f32[] = sum_all(%8)
+          yield %9
+        }
+      ]
+      %10: f32[3] = mul(%6, %4)
+      yield %10
+    }
+    (%11: f32[3]) {
+      %12: f32[3] = neg(%11)
+      yield %12
+    }
+  ]
+  return %3
+}
+)");
+  ASSERT_EQ(validateCase(c), "");
+  auto fails = [](const Case &cand) { return usesOp(cand.program.body, "grad") && usesOp(cand.program.body, "cond") && usesOp(cand.program.body, "cos"); };
+  Case s = shrinkCase(c, fails);
+  EXPECT_EQ(validateCase(s), "") << printCase(s);
+  EXPECT_TRUE(fails(s));
+  bool topLevel = false;
+  for (const auto &st : s.program.body.stmts) topLevel |= st.op == "grad";
+  EXPECT_TRUE(topLevel) << printCase(s);
+  EXPECT_LT(caseWeight(s), caseWeight(c));
+}
+
 TEST(Shrinker, ReinferTypesFollowsAShapeChange) {
   Program p = parseProgram("func(%0: f32[3,4]) {\n  %1: f32[3] = sum(%0) {dim=1, keepdim=false}\n  return %1\n}\n");
   p.body.params[0].type.shape = {2, 5};
