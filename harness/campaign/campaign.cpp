@@ -218,7 +218,9 @@ private:
           CaseResult r = runner.run(c);
           std::lock_guard<std::mutex> g(mu_);
           s_.phases.add(r);
-          modeSeconds_[k] += r.totalSeconds; // a mode after the first keeps to its share, re-runs included
+          // A mode after the first pays for its re-runs out of its share; the first mode's re-runs
+          // do not buy the others more time (the share is of the cases' own runs).
+          if (k > 0) modeSeconds_[k] += r.totalSeconds;
           return r;
         },
         .file = [&](const Case &c, const CaseResult &r, const Behind &behind, const std::string &how) {
@@ -374,7 +376,7 @@ private:
   Guide guide_;
   double lastPrint_ = 0, lastCheckpoint_ = 0;
   std::atomic<bool> stopped_{false}; ///< a finding could not be filed: no new cases
-  std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it
+  std::map<size_t, double> modeSeconds_;               ///< job's runner index -> seconds spent in it (the first: without re-runs)
   std::map<SystemId, std::pair<double, int64_t>> runCost_; ///< system -> seconds and number of its runs
   FilingPipeline filing_;
   StepAroundMemory steps_; ///< which step-around of each filed bug got past it so far

@@ -46,7 +46,7 @@ struct CampaignOptions {
   /// (`--case-log`): what a refactoring must leave unchanged, and a table of every case run.
   std::ostream *caseLog = nullptr;
   /// The modes after a job's first get at most this share of the time its systems take (1: every
-  /// case runs in every mode). The default campaign explores in `direct` and gives `eager` a share.
+  /// case runs in every mode); look-behind's re-runs in the first mode do not count towards it. The default campaign explores in `direct` and gives `eager` a share.
   double otherModesShare = 1.0;
   /// Constructs a system has no batching rule for (start-up probes, see learnUnsupported): a case
   /// holding one is not run on that system.

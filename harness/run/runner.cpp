@@ -34,16 +34,13 @@ bool saysUnsupported(const Outcome &o) {
   return std::regex_search(o.errorType + ": " + o.errorMessage, re);
 }
 
-/// torch's words for vmap's in-place rule (an in-place op whose other operand is batched where
-/// its self is not): functorch's own check, and the broadcast check add_ and mul_ meet first
-/// ("[2]" run eagerly, "torch.Size([2])" under dynamo's fake tensors).
+} // namespace
+
 bool saysInplaceRule(const std::string &message) {
   static const std::regex re("vmap: inplace arithmetic\\(self, \\*extra_args\\) is not possible|"
-                             "output with shape [^ ]{1,60} doesn't match the broadcast shape");
+                             "output with shape (\\[[^\\]]{0,60}\\]|torch\\.Size\\(\\[[^\\]]{0,60}\\]\\)) doesn't match the broadcast shape");
   return std::regex_search(message, re);
 }
-
-} // namespace
 
 Case atAnotherBatchSize(const Case &c) {
   Case again = c;

@@ -60,6 +60,12 @@ SystemId findingSystem(const CaseResult &r);
 std::string gradientDetail(const Case &c, const std::string &detail, const std::vector<at::Tensor> &expected,
                            const std::vector<at::Tensor> &actual, bool jvp = false);
 
+/// Whether an error message is torch's words for vmap's in-place rule (an in-place op whose other
+/// operand is batched where its self is not): functorch's own check, and the broadcast check
+/// add_ and mul_ meet first ("[2]" or "[1, 1]" run eagerly, "torch.Size([2])" under dynamo's
+/// fake tensors). Such a program breaks vmap's documented rule: `invalid`, not a torch bug.
+bool saysInplaceRule(const std::string &message);
+
 /// The same program at another outer batch size: what a compiled function is called with next.
 Case atAnotherBatchSize(const Case &c);
 

@@ -81,3 +81,18 @@ def test_a_short_traceback_is_whole_and_formatted_like_the_standard_one():
     assert text.startswith("Traceback (most recent call last):\n")
     assert "in _forward_pass\n" in text and text.endswith("RuntimeError: short\n")
     assert "(frames cut)" not in text
+
+
+def test_a_leaked_transform_state_is_seen_and_a_clean_one_is_not():
+    # A forward-AD level entered in C++ alone (as dynamo does while it traces a jvp) is invisible
+    # to forward_ad's Python bookkeeping; the worker still sees it, and replaces itself.
+    import torch
+    assert w._leaked_state(torch) is None
+    level = torch._C._enter_dual_level()
+    try:
+        assert "forward-AD dual level" in w._leaked_state(torch)
+    finally:
+        torch._C._exit_dual_level(level=level)
+    assert w._leaked_state(torch) is None
+    with torch.no_grad():
+        assert w._leaked_state(torch) == "grad mode off"

@@ -77,12 +77,19 @@ ConstructPlan ProgramEmitter::plan(const Stmt &s, const std::vector<std::string>
     break;
   }
   case ConstructKind::Jvp: {
-    // torch.func.jvp in every mode: (outputs, tangents) of a function that returns a tuple.
+    // torch.func.jvp in every mode: (outputs, tangents) of a function that returns a tuple. The
+    // primals are passed contiguous: make_dual writes the tangent into the primal's layout, which
+    // torch rejects for a primal whose elements share memory ("more than one element of the
+    // written-to tensor refers to a single memory location", with no vmap at all), and a vmap of
+    // the program returns an output it does not map as exactly such an expanded tensor, where the
+    // per-example run's loop stacks a fresh one: a batched-error that is no batching bug.
     p.regions = {region("jvp_fn_" + tag, s.regions[0], {}, {})};
     const auto half = static_cast<std::ptrdiff_t>(args.size() / 2), outs = static_cast<std::ptrdiff_t>(s.results.size() / 2);
     const std::vector<std::string> names = resultNames(s);
+    std::vector<std::string> primals;
+    for (auto it = args.begin(); it != args.begin() + half; ++it) primals.push_back(*it + ".contiguous()");
     p.call = "(" + pyUnpack({names.begin(), names.begin() + outs}) + "), (" + pyUnpack({names.begin() + outs, names.end()}) + ") = " +
-             pyCall("torch.func.jvp", {p.regions[0].name, pyTuple({args.begin(), args.begin() + half}), pyTuple({args.begin() + half, args.end()})});
+             pyCall("torch.func.jvp", {p.regions[0].name, pyTuple(primals), pyTuple({args.begin() + half, args.end()})});
     break;
   }
   }

@@ -117,3 +117,13 @@ TEST(Runner, ASecondCallAtAnotherBatchSizeIsChecked) {
   EXPECT_NE(c.result.summary.find("called again at batch size 3 (first 2)"), std::string::npos) << c.result.summary;
   EXPECT_EQ(classify(kRight, kRight, kRight).result.verdict, Verdict::Pass);
 }
+
+// vmap's in-place rule in each of torch's wordings (a program that breaks it is invalid): a
+// shape of any rank, eagerly and under dynamo; another broadcast error is not it.
+TEST(Runner, KnowsVmapsInplaceRuleInEachWording) {
+  EXPECT_TRUE(vf::saysInplaceRule("vmap: inplace arithmetic(self, *extra_args) is not possible because ..."));
+  EXPECT_TRUE(vf::saysInplaceRule("output with shape [2] doesn't match the broadcast shape [3, 2]"));
+  EXPECT_TRUE(vf::saysInplaceRule("output with shape [1, 1] doesn't match the broadcast shape [2, 1, 1]"));
+  EXPECT_TRUE(vf::saysInplaceRule("output with shape torch.Size([1, 4]) doesn't match the broadcast shape torch.Size([3, 1, 4])"));
+  EXPECT_FALSE(vf::saysInplaceRule("The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"));
+}

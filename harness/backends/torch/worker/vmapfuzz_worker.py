@@ -227,6 +227,31 @@ WORKER_FAULTS = ("worker-segfault", "worker-abort", "worker-exit", "worker-hang"
                  "worker-serialise-error")
 
 
+def _leaked_state(torch):
+    """What a call left behind in torch's process-wide transform state, or None: a forward-AD
+    dual level still entered, torch.func.jvp's nesting count, a functorch interpreter on the
+    stack, grad mode off. Every later case of this process would meet it (a jvp then raises
+    "Nested forward mode AD is not supported at the moment", unbatched too: an `invalid` verdict
+    that is the previous case's doing), so the worker is replaced."""
+    import torch.autograd.forward_ad as fwAD
+    from torch._functorch import eager_transforms
+    left = []
+    if getattr(fwAD, "_current_level", -1) >= 0:
+        left.append(f"forward-AD dual level {fwAD._current_level} entered")
+    else:  # one entered in C++ alone (dynamo enters it while it traces a jvp) shows on entering another
+        try:
+            torch._C._exit_dual_level(level=torch._C._enter_dual_level())
+        except RuntimeError as e:
+            left.append(f"a forward-AD dual level entered ({e})")
+    if getattr(eager_transforms, "JVP_NESTING", 0):
+        left.append(f"torch.func.jvp nesting {eager_transforms.JVP_NESTING}")
+    if torch._C._functorch.peek_interpreter_stack() is not None:
+        left.append("a functorch interpreter on the stack")
+    if not torch.is_grad_enabled():
+        left.append("grad mode off")
+    return ", ".join(left) or None
+
+
 def _run_preloads(paths):
     """Runs each file in order; returns ([{"path", "sha256"}], None) or (done so far, error)."""
     done = []
@@ -614,6 +639,9 @@ def main():
                 reply["components"] = swap.components_seen
             if device != "cpu":
                 torch.set_default_device(None)
+            leaked = _leaked_state(torch)
+            if leaked:  # this case's verdict stands; the next one gets a fresh process
+                reply.update(recycle=True, leaked=leaked)
             if t_call is not None:  # the program's call raised: its time is still torch's
                 torch_s += time.perf_counter() - t_call
         reply["torch_s"] = torch_s
