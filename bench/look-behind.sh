@@ -4,7 +4,8 @@
 # reports/ (the nightly's case: most bugs filed). Prints per run the cases and cases/s, the share
 # of cases whose check ended on a filed bug with nothing after it checked, what look-behind
 # re-checked, and the new signatures filed (the difference of the two lists is what looking
-# behind the filed bugs found). Run inside the environment with torch:
+# behind the filed bugs found), and per run its harness bugs, invalid cases, cases with a transform
+# inside a region and new findings whose repro.py was not confirmed. Run inside the environment with torch:
 #
 #   ci/sid-root.sh run bench/look-behind.sh [SECONDS] [SEED...]
 #
@@ -37,6 +38,25 @@ ended = lb.get("cases_ended", 0) if lb.get("on") else lb.get("cases_met", 0)
 past = f"{lb.get('checked_past', 0)} of {lb.get('runs_met', 0)}" if lb.get("on") else "-"
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {cases} | {cases / s['seconds']:.1f} | {ended} ({100 * ended / max(cases, 1):.1f} %) "
       f"| {past} | {lb.get('reruns', 0)} | {s['new_findings']} |")
+PY
+  done
+done
+echo
+echo "| seed | look-behind | harness-bug | invalid | cases with a transform in a region | new repro.py not confirmed |"
+echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+for seed in "${seeds[@]}"; do
+  for run in on off; do
+    python3 - "$out/$run-$seed" "$seed" "$run" "$out/reports-$run-$seed" <<'PY'
+import glob, json, os, sys
+d, seed, run, filed = sys.argv[1:5]
+s = json.load(open(os.path.join(d, "summary.json")))
+v = s["verdicts"]
+# the new findings are the folders the campaign added to its copy of reports/
+metas = [m for m in glob.glob(os.path.join(filed, "*", "meta.json"))
+         if not os.path.exists(os.path.join("reports", os.path.basename(os.path.dirname(m))))]
+unconfirmed = sum(json.load(open(m)).get("standalone") != "confirmed" for m in metas)
+print(f"| {seed} | {run} | {v.get('harness-bug', 0)} | {v.get('invalid', 0)} | {s['coverage'].get('transform-in-region', 0)} "
+      f"| {unconfirmed} of {len(metas)} |")
 PY
   done
 done
