@@ -215,12 +215,8 @@ std::set<ValueId> freeValues(const Stmt &s) {
 /// the statements of the region it reads from; a region parameter it reads becomes the operand
 /// passed to it (the same value in a branch or a grad, the first value in a loop body).
 bool hoistOut(Block &b, size_t si, size_t k, size_t j) {
-  const Stmt &s = b.stmts[si];
-  const Block &r = s.regions[k];
-  if (r.params.size() > s.args.size()) return false; // a scan's slices: no operand stands for them
-  std::map<ValueId, ValueId> params;
-  const size_t first = s.args.size() - r.params.size();
-  for (size_t i = 0; i < r.params.size(); ++i) params[r.params[i].id] = s.args[first + i];
+  Block &r = b.stmts[si].regions[k];
+  if (r.params.size() > b.stmts[si].args.size()) return false; // a scan's slices: no operand stands for them
   std::set<ValueId> needed = freeValues(r.stmts[j]);
   std::vector<bool> moved(r.stmts.size(), false);
   moved[j] = true;
@@ -231,15 +227,14 @@ bool hoistOut(Block &b, size_t si, size_t k, size_t j) {
     const auto more = freeValues(r.stmts[i]);
     needed.insert(more.begin(), more.end());
   }
-  Block out;
-  Block &region = b.stmts[si].regions[k];
-  for (size_t i = 0, kept = 0; i < moved.size(); ++i) {
-    if (moved[i]) out.stmts.push_back(std::move(region.stmts[kept]));
-    if (moved[i]) region.stmts.erase(region.stmts.begin() + static_cast<std::ptrdiff_t>(kept));
-    else ++kept;
+  const Block inlined = inlinedRegion(b.stmts[si], k); // its statements reading the operands for the parameters
+  std::vector<Stmt> out, kept;
+  for (size_t i = 0; i < moved.size(); ++i) {
+    if (moved[i]) out.push_back(inlined.stmts[i]);
+    else kept.push_back(std::move(r.stmts[i]));
   }
-  replaceUses(out, params);
-  b.stmts.insert(b.stmts.begin() + static_cast<std::ptrdiff_t>(si), out.stmts.begin(), out.stmts.end());
+  r.stmts = std::move(kept);
+  b.stmts.insert(b.stmts.begin() + static_cast<std::ptrdiff_t>(si), out.begin(), out.end());
   return true;
 }
 

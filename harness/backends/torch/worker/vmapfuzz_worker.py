@@ -233,16 +233,12 @@ def _leaked_state(torch):
     stack, grad mode off. Every later case of this process would meet it (a jvp then raises
     "Nested forward mode AD is not supported at the moment", unbatched too: an `invalid` verdict
     that is the previous case's doing), so the worker is replaced."""
-    import torch.autograd.forward_ad as fwAD
     from torch._functorch import eager_transforms
     left = []
-    if getattr(fwAD, "_current_level", -1) >= 0:
-        left.append(f"forward-AD dual level {fwAD._current_level} entered")
-    else:  # one entered in C++ alone (dynamo enters it while it traces a jvp) shows on entering another
-        try:
-            torch._C._exit_dual_level(level=torch._C._enter_dual_level())
-        except RuntimeError as e:
-            left.append(f"a forward-AD dual level entered ({e})")
+    try:  # a level still entered, from Python or in C++ alone (dynamo enters one while it traces a jvp), refuses another
+        torch._C._exit_dual_level(level=torch._C._enter_dual_level())
+    except RuntimeError as e:
+        left.append(f"a forward-AD dual level entered ({e})")
     if getattr(eager_transforms, "JVP_NESTING", 0):
         left.append(f"torch.func.jvp nesting {eager_transforms.JVP_NESTING}")
     if torch._C._functorch.peek_interpreter_stack() is not None:
