@@ -3,7 +3,7 @@
 # and with `--gen look_behind=0`, at once, each on its own core, each filing into its own copy of
 # reports/ (the nightly's case: most bugs filed). Prints per run the cases and cases/s, the share
 # of cases whose check ended on a filed bug with nothing after it checked, what look-behind
-# re-checked, and the new signatures filed (the difference of the two lists is what looking
+# re-checked, the runs per mode and the new signatures filed (the difference of the two lists is what looking
 # behind the filed bugs found), and per run its harness bugs, invalid cases, cases with a transform
 # inside a region and new findings whose repro.py was not confirmed. Run inside the environment with torch:
 #
@@ -38,6 +38,22 @@ ended = lb.get("cases_ended", 0) if lb.get("on") else lb.get("cases_met", 0)
 past = f"{lb.get('checked_past', 0)} of {lb.get('runs_met', 0)}" if lb.get("on") else "-"
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {cases} | {cases / s['seconds']:.1f} | {ended} ({100 * ended / max(cases, 1):.1f} %) "
       f"| {past} | {lb.get('reruns', 0)} | {s['new_findings']} |")
+PY
+  done
+done
+echo
+echo "Runs per mode (fresh cases' runs; look-behind's re-runs are not counted here) and look-behind's time:"
+echo
+echo "| seed | look-behind | runs per mode | look-behind s | runs that took an earlier mode's look-behind |"
+echo "| ---: | --- | --- | ---: | ---: |"
+for seed in "${seeds[@]}"; do
+  for run in on off; do
+    python3 - "$out/$run-$seed/summary.json" "$seed" "$run" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+lb = s["look_behind"]
+modes = ", ".join(f"{m} {sum(v.values())}" for m, v in s["by_mode"].items())
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {modes} | {lb.get('seconds', 0):.0f} | {lb.get('in_earlier_mode', '-')} |")
 PY
   done
 done

@@ -173,10 +173,12 @@ private:
     for (size_t k = 1; k < results.size(); ++k) results[k].referenceSeconds -= prep.seconds;
     tally(d, results);
     LookBehindStats behind;
+    CaseLookBehind once;
     for (size_t k = 0; k < ran.size(); ++k) {
       if (!isFailure(results[k].verdict)) continue;
       const FilingReport rep = fileFailure(d.c, results[k], *ran[k], runners, d.origin);
-      if (!rep.known.empty()) lookBehindOf(d, rep.known, ranAt[k], *ran[k], runners, behind);
+      if (!rep.known.empty())
+        once.behind(rep.known, [&] { return lookBehindOf(d, rep.known, ranAt[k], *ran[k], runners, behind); }, behind);
     }
     if (behind.runsMet > 0) {
       behind.casesMet = 1;
@@ -209,7 +211,7 @@ private:
 
   /// Look-behind: case `d` ended on the filed bug `known` in `runner`; its re-runs step around it
   /// (look_behind.h), each failure of theirs filed from its own case file.
-  void lookBehindOf(const Drawn &d, const std::string &known, size_t k, Runner &runner, const RunnerSet &job,
+  bool lookBehindOf(const Drawn &d, const std::string &known, size_t k, Runner &runner, const RunnerSet &job,
                     LookBehindStats &stats) {
     const std::string from = describe(d.origin);
     const LookBehindHooks hooks{
@@ -228,7 +230,7 @@ private:
                                   .how = "a look-behind re-run of `" + from + "` stepping around a filed bug: " + how};
           return fileFailure(c, r, runner, job, origin, behind);
         }};
-    lookBehind(d.c, known, opt_.policy.lookBehind, hooks, stats, steps_);
+    return lookBehind(d.c, known, opt_.policy.lookBehind, hooks, stats, steps_);
   }
 
   /// Hands a failure to the filing pipeline, and counts what filing it did.

@@ -21,6 +21,7 @@ void LookBehindStats::add(const LookBehindStats &o) {
   otherFiled += o.otherFiled;
   cameBack += o.cameBack;
   uncheckedRuns += o.uncheckedRuns;
+  inEarlierMode += o.inEarlierMode;
   seconds += o.seconds;
   for (const auto &[sig, n] : o.endedOn) endedOn[sig] += n;
 }
@@ -29,7 +30,8 @@ nlohmann::json lookBehindJson(const LookBehindStats &s) {
   return {{"cases_met", s.casesMet},         {"cases_ended", s.casesEnded},   {"runs_met", s.runsMet},
           {"checked_past", s.checkedPast},   {"reruns", s.reruns},            {"passed", s.passed},
           {"new_failures", s.newFailures},   {"filed_new", s.filedNew},       {"other_filed", s.otherFiled},
-          {"came_back", s.cameBack},         {"unchecked_reruns", s.uncheckedRuns}, {"seconds", s.seconds},
+          {"came_back", s.cameBack},         {"unchecked_reruns", s.uncheckedRuns}, {"in_earlier_mode", s.inEarlierMode},
+          {"seconds", s.seconds},
           {"ended_on", s.endedOn}};
 }
 
@@ -45,6 +47,8 @@ void printLookBehind(const LookBehindStats &s, int64_t cases, bool on, std::ostr
      << " re-runs: " << s.passed << " passed, " << s.newFailures << " new failures, " << s.filedNew << " filed new; "
      << s.otherFiled << " met another filed bug, " << s.cameBack << " the same one, " << s.uncheckedRuns
      << " checked nothing; " << s.seconds << " s)\n";
+  if (s.inEarlierMode > 0)
+    os << "  " << s.inEarlierMode << " of those runs took the look-behind of an earlier mode of their case (the same filed bug, not re-run)\n";
   os << "  still ended there, nothing after it checked: " << s.casesEnded << " cases (" << pct(s.casesEnded) << " %)\n";
   std::vector<std::pair<int64_t, std::string>> top;
   for (const auto &[sig, n] : s.endedOn) top.emplace_back(-n, sig);
@@ -158,6 +162,16 @@ bool lookBehind(const Case &c, const std::string &known, int maxBugs, const Look
   else ++s.endedOn[looker.last()];
   s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return past;
+}
+
+bool CaseLookBehind::behind(const std::string &known, const std::function<bool()> &look, LookBehindStats &s) {
+  const auto it = past_.find(known);
+  if (it == past_.end()) return past_[known] = look();
+  ++s.runsMet;
+  ++s.inEarlierMode;
+  if (it->second) ++s.checkedPast;
+  else ++s.endedOn[known];
+  return it->second;
 }
 
 } // namespace vf

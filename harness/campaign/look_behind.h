@@ -33,6 +33,7 @@ struct LookBehindStats {
   int64_t otherFiled = 0;   ///< re-runs that met another filed bug (stepped around in turn)
   int64_t cameBack = 0;     ///< re-runs that met the bug they stepped around again
   int64_t uncheckedRuns = 0; ///< re-runs that checked nothing (invalid, ambiguous, unsupported)
+  int64_t inEarlierMode = 0; ///< runs met whose bug an earlier (cheaper) mode of the case had looked behind: not re-run
   double seconds = 0;       ///< the re-runs and their filing
   /// Filed signature -> runs whose check still ended on it: the bugs look-behind could not pass.
   std::map<std::string, int64_t> endedOn;
@@ -74,5 +75,18 @@ private:
 /// the rest was checked: a re-run passed, or failed in a way no filed bug explains.
 bool lookBehind(const Case &c, const std::string &known, int maxBugs, const LookBehindHooks &h, LookBehindStats &s,
                 StepAroundMemory &memory, int triesPerBug = 2);
+
+/// One case's look-behinds over its modes, which run cheapest first: each filed bug is looked
+/// behind once per case, in the first mode that met it. A later mode that meets the same bug takes
+/// that outcome instead of re-running the same step-arounds at its own (dearer) cost, which would
+/// come out of that mode's share of fresh cases. Measured: bench/RESULTS.md, session 20.
+class CaseLookBehind {
+public:
+  /// `look` steps around `known` (lookBehind); called only the first time this case meets it.
+  bool behind(const std::string &known, const std::function<bool()> &look, LookBehindStats &s);
+
+private:
+  std::map<std::string, bool> past_; ///< filed bug -> whether its look-behind got past it
+};
 
 } // namespace vf

@@ -149,3 +149,30 @@ TEST(LookBehind, TheStepAroundThatGotPastABugIsTriedFirstNextTime) {
   EXPECT_TRUE(lookBehind(condCase(), kCondBug, 3, s.hooks(), st, memory));
   EXPECT_EQ(s.runs, 1);
 }
+
+TEST(LookBehind, ACaseLooksBehindEachFiledBugOnceInTheFirstModeThatMetIt) {
+  // Direct mode and eager mode of one case both end on the cond bug: only direct's run steps
+  // around it; eager's run takes that outcome, and counts as checked past it, not as re-run.
+  Script s([](const Case &) { return Verdict::Pass; }, {});
+  LookBehindStats st;
+  StepAroundMemory memory;
+  CaseLookBehind once;
+  auto look = [&] { return lookBehind(condCase(), kCondBug, 3, s.hooks(), st, memory); };
+  EXPECT_TRUE(once.behind(kCondBug, look, st));
+  EXPECT_TRUE(once.behind(kCondBug, look, st));
+  EXPECT_EQ(s.runs, 1);
+  EXPECT_EQ(st.runsMet, 2);
+  EXPECT_EQ(st.checkedPast, 2);
+  EXPECT_EQ(st.inEarlierMode, 1);
+  // Another filed bug of the same case is looked behind on its own; one that could not be got
+  // past stays "ended" for the later mode too.
+  Script fails([](const Case &) { return Verdict::BatchedError; }, [](const Case &, const Behind &) { return kFrontBug; });
+  LookBehindStats st2;
+  auto lookFront = [&] { return lookBehind(condCase(), kFrontBug, 1, fails.hooks(), st2, memory); };
+  EXPECT_FALSE(once.behind(kFrontBug, lookFront, st2));
+  EXPECT_FALSE(once.behind(kFrontBug, lookFront, st2));
+  EXPECT_EQ(st2.runsMet, 2);
+  EXPECT_EQ(st2.checkedPast, 0);
+  EXPECT_EQ(st2.endedOn[kFrontBug], 2);
+  EXPECT_EQ(st2.inEarlierMode, 1);
+}
