@@ -53,7 +53,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 lb = s["look_behind"]
 modes = ", ".join(f"{m} {sum(v.values())}" for m, v in s["by_mode"].items())
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {modes} | {lb.get('seconds', 0):.0f} | {lb.get('in_earlier_mode', '-')} |")
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {modes} | {lb.get('seconds', 0):.0f} | {lb.get('in_earlier_mode', '-') if lb.get('on') else '-'} |")
 PY
   done
 done

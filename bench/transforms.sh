@@ -45,7 +45,7 @@ print(f"| {seed} | {run} | {s['cases']} | {s['cases'] / s['seconds']:.1f} | {v.g
 PY
   done
 done
-rows="transform-in-region vmap vmap-in-branch-or-body vmap-unmapped-operand vmap-output-unmapped grad grad-in-branch-or-body grad-in-vmap grad-of-control-flow jvp jvp-in-branch-or-body jvp-in-vmap jvp-of-control-flow switch-index-input switch-index-input-at-dim>0"
+rows="transform-in-region vmap vmap-in-branch-or-body vmap-unmapped-operand vmap-output-unmapped grad grad-in-branch-or-body grad-in-vmap grad-of-control-flow jvp jvp-in-branch-or-body jvp-in-vmap jvp-of-control-flow switch-index-input switch-index-input-at-dim>0 pred-input pred-input-at-dim>0"
 for seed in "${seeds[@]}"; do
   echo "coverage rows, seed $seed (with transforms):"
   python3 -c "

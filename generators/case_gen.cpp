@@ -78,6 +78,11 @@ public:
       indexInput_ = next_;
       prog.body.params.push_back(Def{next_++, Type{DType::i64, {}}});
     }
+    // Now and then a predicate input of one element: conds may take it as their predicate as it is.
+    if (chance(pol_.predInputPercent)) {
+      predInput_ = next_;
+      prog.body.params.push_back(Def{next_++, Type{DType::b8, Shape(static_cast<size_t>(draw(0, 2)), 1)}});
+    }
     for (const auto &d : prog.body.params) {
       inputs_.push_back(d.id);
       scopes_.back().push_back(d);
@@ -99,6 +104,7 @@ private:
   std::vector<size_t> scopeParams_; ///< per scope: how many of its first values are region parameters
   std::vector<ValueId> inputs_;
   std::optional<ValueId> indexInput_; ///< an i64[] program input switches may use as their index
+  std::optional<ValueId> predInput_;  ///< a one-element bool program input conds may use as their predicate
   int insideVmap_ = 0;                ///< how many transforms' functions (vmap, grad, jvp) enclose the block being built
   int insideJvp_ = 0;                 ///< how many jvp functions enclose it (no jvp nests in another)
   std::multiset<ValueId> hidden_;
@@ -452,6 +458,8 @@ private:
     std::optional<Def> guard; // a guarded cond's x (see GenPolicy::guardedCondPercent)
     if (chance(pol_.pythonBoolPercent)) {
       s.attrs.set("pred", chance(50)); // a Python bool: the same branch for every example
+    } else if (predInput_ && chance(50)) {
+      s.args.push_back(*predInput_);
     } else {
       Attrs zero;
       zero.set("value", 0.0);

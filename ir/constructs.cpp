@@ -366,7 +366,7 @@ ScanParts scanParts(const Stmt &s) {
 const std::vector<ConstructDef> &constructRegistry() {
   static const std::vector<ConstructDef> r = {
       {.kind = ConstructKind::Cond, .name = "cond", .knob = "cond", .weight = 4, .selector = "predicate", .selectorFeature = "pred",
-       .coverageRows = {"cond-no-operands"}, .regionName = condRegion, .params = condParams, .results = branchResults, .publicImport = "",
+       .coverageRows = {"cond-no-operands", "pred-input", "pred-input-at-dim>0"}, .regionName = condRegion, .params = condParams, .results = branchResults, .publicImport = "",
        .directImport = "from torch._higher_order_ops.cond import cond_op", .directHelper = kCondHelper},
       {.kind = ConstructKind::Switch, .name = "switch", .knob = "switch", .weight = 2, .selector = "index",
        .selectorFeature = "switch-index", .coverageRows = {"switch-index-input", "switch-index-input-at-dim>0"}, .regionName = switchRegion, .params = switchParams, .results = branchResults,

@@ -177,8 +177,10 @@ private:
     for (size_t k = 0; k < ran.size(); ++k) {
       if (!isFailure(results[k].verdict)) continue;
       const FilingReport rep = fileFailure(d.c, results[k], *ran[k], runners, d.origin);
-      if (!rep.known.empty())
-        once.behind(rep.known, [&] { return lookBehindOf(d, rep.known, ranAt[k], *ran[k], runners, behind); }, behind);
+      if (rep.known.empty()) continue;
+      const auto look = [&] { return lookBehindOf(d, rep.known, ranAt[k], *ran[k], runners, behind); };
+      if (opt_.policy.lookBehind > 0) once.behind(rep.known, look, behind);
+      else look(); // off: only counted (the summary's "ended on a filed bug")
     }
     if (behind.runsMet > 0) {
       behind.casesMet = 1;

@@ -111,20 +111,21 @@ private:
     return std::any_of(fn.yields.begin(), fn.yields.end(), [&](ValueId y) { return !mapped.count(y); });
   }
 
-  /// A switch whose index is a program input itself, and whether a level maps it at a dim other
-  /// than its first (under nested levels: the index reaches the rule with its batch dim inside).
-  /// A level's in_dim counts the dims it sees, the per-example ones and those of inner levels;
+  /// A selector (a switch's index, a cond's predicate) that is a program input itself, and
+  /// whether a level maps it at a dim other than its first: in_dims past a one-element
+  /// predicate's own dims, or, under nested levels, an outer level's dim behind an inner one's. A
+  /// level's in_dim counts the dims it sees, the per-example ones and those of inner levels;
   /// outer levels' dims come later, so in the physical order a level's dim is not first where a
-  /// dim it sees precedes it.
-  void indexInput(ValueId index) {
+  /// dim it sees precedes it. Rows "<selector feature>-input" and "...-input-at-dim>0".
+  void selectorInput(ValueId selector, const std::string &feature) {
     const auto &params = c_.program.body.params;
     for (size_t i = 0; i < params.size(); ++i) {
-      if (params[i].id != index) continue;
-      f_.insert("switch-index-input");
+      if (params[i].id != selector) continue;
+      f_.insert(feature + "-input");
       const std::vector<int> dims = physicalDimLevels(c_, i);
       for (size_t p = 0; p < dims.size(); ++p)
         for (size_t q = 0; q < p && dims[p] >= 0; ++q)
-          if (dims[q] < 0 || dims[q] > dims[p]) f_.insert("switch-index-input-at-dim>0");
+          if (dims[q] < 0 || dims[q] > dims[p]) f_.insert(feature + "-input-at-dim>0");
     }
   }
 
@@ -152,7 +153,7 @@ private:
       });
       if (holds) f_.insert(s.op + "-of-control-flow"); // torch's control-flow ops under a derivative transform
     }
-    if (def.kind == ConstructKind::Switch) indexInput(s.args[0]);
+    if (!def.selector.empty() && !pythonBool && !s.args.empty()) selectorInput(s.args[0], def.selectorFeature);
     if (pythonBool) f_.insert("cond-python-bool");
     else if (s.args.size() == 1 && isCond) f_.insert("cond-no-operands");
     std::set<ValueId> caps;

@@ -175,6 +175,35 @@ std::optional<Case> canonicalDims(const Case &c, const std::string &base, const 
   return validOrNone(std::move(cand), c);
 }
 
+/// "X.SEL:has-dims" (SEL: cond's predicate, switch's index): each of construct X's selectors that
+/// has dims (a one-element tensor of shape [1] or [1, 1]) reshaped to 0-d just before X, which
+/// leaves every example's value as it was. nullopt when no selector of X has dims.
+std::optional<Case> selectorsMade0d(const Case &c, const std::string &op) {
+  Case cand = c;
+  ValueId next = cand.program.nextId();
+  std::map<ValueId, Type> type;
+  std::function<void(Block &)> walk = [&](Block &b) {
+    for (const auto &d : b.params) type[d.id] = d.type;
+    for (size_t k = 0; k < b.stmts.size(); ++k) {
+      for (auto &r : b.stmts[k].regions) walk(r);
+      for (const auto &d : b.stmts[k].results) type[d.id] = d.type;
+      const Stmt &s = b.stmts[k];
+      if (s.op != op || constructOf(s).selector.empty() || s.attrs.find("pred") || s.args.empty()) continue;
+      const Type t = type[s.args[0]];
+      if (t.rank() == 0) continue;
+      Attrs shape;
+      shape.set("shape", IntList{});
+      const Def flat{next++, Type{t.dtype, {}}};
+      const ValueId from = s.args[0];
+      b.stmts[k].args[0] = flat.id;
+      b.stmts.insert(b.stmts.begin() + static_cast<std::ptrdiff_t>(k), Stmt{"reshape", {from}, shape, {}, {flat}});
+      ++k;
+    }
+  };
+  walk(cand.program.body);
+  return validOrNone(std::move(cand), c);
+}
+
 /// The program's own torch.vmap constructs with every negative in_dim ("in_dims<0") or out_dim
 /// ("out_dims<0") made the positive dim it names (its operand's or result's rank added): the
 /// same program. nullopt when none is negative.
@@ -263,6 +292,7 @@ public:
       chunking(l);
     }
     programDims();
+    selectorShapes();
     dtypes();
     a_.features.assign(features_.begin(), features_.end());
     return a_;
@@ -377,6 +407,18 @@ private:
     }
   }
 
+  /// 3c. Selectors with dims (cond's predicate, switch's index of shape [1] or [1, 1], one
+  ///     element each): made 0-d, every example's value unchanged.
+  void selectorShapes() {
+    for (const auto &def : constructRegistry()) {
+      if (def.selector.empty()) continue;
+      auto cand = selectorsMade0d(c_, def.name);
+      if (cand && essential(*cand))
+        add(def.name + "." + def.selector + ":has-dims",
+            "the " + def.selector + " of " + def.name + " has dims (one element, rank > 0; made 0-d, it passes)");
+    }
+  }
+
   /// 4. Chunking of level `l`.
   void chunking(size_t l) {
     if (!c_.spec.levels[l].chunk_size) return;
@@ -478,6 +520,7 @@ std::optional<Case> withoutFeature(const Case &c, const std::string &feature) {
     return cand;
   }
   if (base.starts_with("dtype=")) return moveDtypeClass(c, base.substr(6));
+  if (base.ends_with(":has-dims")) return selectorsMade0d(c, base.substr(0, base.find('.')));
   // A role batched at the innermost level is met by every level's rule that sees it batched (a
   // predicate batched at the outer level only reaches the outer level's rule batched): unbatched
   // at every level. Batched at an outer level is another path, that only those levels take.

@@ -15,7 +15,8 @@ namespace vf {
 struct Ablation {
   /// Canonical names, sorted: "cond.predicate:batched@outer", "cond.predicate:unbatched@inner",
   /// "nested" (every level taken away ends the failure), "in_dims<0@vmap", "out_dims>0@inner",
-  /// "in_dims<0@program" (a torch.vmap construct of the program), "chunk_size@vmap", "dtype=float".
+  /// "in_dims<0@program" (a torch.vmap construct of the program), "chunk_size@vmap", "dtype=float",
+  /// "cond.predicate:has-dims" (a one-element predicate of rank > 0: made 0-d, it passes).
   std::vector<std::string> features;
   /// The same features in words, in probe order ("the predicate of cond is batched at the outer
   /// level", ...).

@@ -19,11 +19,12 @@ TEST(Choices, DecodingIsDeterministic) {
 }
 
 TEST(Choices, TheEmptyInputIsASmallCase) {
-  // Every decision takes choice 0: one input and the index input (chance() says yes to it), one
-  // statement (chance() says yes to a construct, whose regions are empty at size 0).
+  // Every decision takes choice 0: one input, the index input and the predicate input (chance()
+  // says yes to each), one statement (chance() says yes to a construct, whose regions are empty
+  // at size 0).
   Case c = caseFromBytes(nullptr, 0, {});
   EXPECT_EQ(validateCase(c), "");
-  EXPECT_EQ(c.program.body.params.size(), 2u);
+  EXPECT_EQ(c.program.body.params.size(), 3u);
   EXPECT_LE(c.program.size(), 4u);
 }
 

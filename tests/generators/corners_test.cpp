@@ -31,6 +31,8 @@ GenPolicy wide() {
   p.zeroSizePercent = 30;
   p.largeBatchPercent = 20;
   p.equalSizesPercent = 50;
+  p.predInputPercent = 60;
+  p.indexInputPercent = 60;
   return p;
 }
 
@@ -264,3 +266,24 @@ TEST(GeneratorCorners, TheUnbatchedSelectorShareRaisesUnbatchedPredicates) {
   EXPECT_GT(on, off + off / 2) << off << " vs " << on;
 }
 
+
+TEST(GeneratorCorners, ConditionsTakeAOneElementPredicateInputMappedPastItsDim) {
+  // The predicate input's shapes are [], [1] and [1, 1]; conds take it as it is, and some batch
+  // specs map it at a dim other than its first, which a computed 0-d predicate never is.
+  GenPolicy p;
+  p.predInputPercent = 100;
+  Coverage cov;
+  std::set<std::string> shapes;
+  for (uint64_t s = 0; s < 400; ++s) {
+    Case c = generateCase(s * 13 + 5, 20 + static_cast<int>(s % 70), p);
+    ASSERT_EQ(validateCase(c), "") << printCase(c);
+    cov.add(c);
+    const Def &last = c.program.body.params.back();
+    if (last.type.dtype == DType::b8 && last.type.numel() == 1) shapes.insert(typeToString(last.type));
+  }
+  EXPECT_EQ(shapes.size(), 3u);
+  for (const char *row : {"pred-input", "pred-input-at-dim>0"}) {
+    const auto it = cov.counts().find(row);
+    EXPECT_TRUE(it != cov.counts().end() && it->second > 0) << row;
+  }
+}

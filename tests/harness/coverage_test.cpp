@@ -50,3 +50,35 @@ func(%0: f32[2], %1: f32[2]) {
   EXPECT_TRUE(has("levels=unequal-sizes"));
   EXPECT_TRUE(has("depth=1"));
 }
+
+TEST(Coverage, APredicateInputMappedPastItsOwnDimIsRecognised) {
+  // %1, a one-element bool input, is cond's predicate as it is. Mapped at in_dim 1 it reaches
+  // the rule with its batch dim behind its own dim; at in_dim 0 its batch dim is first.
+  const std::string text = R"(vmap size=3 in_dims=(0,DIM) out_dims=(0)
+data_seed 1
+func(%0: f32[2], %1: bool[1]) {
+  %2: f32[2] = cond(%1, %0) [
+    (%3: f32[2]) {
+      %4: f32[2] = sin(%3)
+      yield %4
+    }
+    (%5: f32[2]) {
+      %6: f32[2] = cos(%5)
+      yield %6
+    }
+  ]
+  return %2
+}
+)";
+  auto featuresAt = [&](const std::string &dim) {
+    std::string t = text;
+    t.replace(t.find("DIM"), 3, dim);
+    return featuresOf(parseCase(t));
+  };
+  auto has = [](const std::vector<std::string> &f, const char *x) { return std::find(f.begin(), f.end(), x) != f.end(); };
+  const auto at1 = featuresAt("1"), at0 = featuresAt("0");
+  EXPECT_TRUE(has(at1, "pred-input"));
+  EXPECT_TRUE(has(at1, "pred-input-at-dim>0"));
+  EXPECT_TRUE(has(at0, "pred-input"));
+  EXPECT_FALSE(has(at0, "pred-input-at-dim>0"));
+}

@@ -2,6 +2,8 @@
 // of which construct it probes, and which features it finds essential.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "harness/report/ablation.h"
 #include "ir/text.h"
 #include "ir/validate.h"
@@ -117,4 +119,48 @@ func(%0: f32[3,4]) {
   ASSERT_TRUE(withoutFeature(c, "in_dims<0").has_value());
   EXPECT_EQ(withoutFeature(c, "in_dims<0")->program.body.stmts[0].attrs.getInts("in_dims"), (IntList{1}));
   EXPECT_FALSE(withoutFeature(c, "out_dims<0@program").has_value()); // no negative out_dim
+}
+
+TEST(Ablation, APredicateWithDimsIsAFeatureAndMade0dItKeepsItsValue) {
+  // A cond whose predicate is a bool[1] input; the synthetic failure: some cond's predicate has dims.
+  const Case c = parseCase(R"(vmap size=3 in_dims=(0,0) out_dims=(0)
+data_seed 1
+func(%0: f32[], %1: bool[1]) {
+  %2: f32[] = cond(%1, %0) [
+    (%3: f32[]) {
+      %4: f32[] = sin(%3)
+      yield %4
+    }
+    (%5: f32[]) {
+      %6: f32[] = cos(%5)
+      yield %6
+    }
+  ]
+  return %2
+}
+)");
+  ASSERT_EQ(validateCase(c), "") << validateCase(c);
+  auto predicateHasDims = [](const Case &k) {
+    bool dims = false;
+    for (const auto &s : k.program.body.stmts)
+      if (s.op == "cond")
+        for (const auto &p : k.program.body.params) dims |= p.id == s.args[0] && p.type.rank() > 0;
+    return dims;
+  };
+  const Ablation a = ablate(c, predicateHasDims);
+  EXPECT_NE(std::find(a.features.begin(), a.features.end(), "cond.predicate:has-dims"), a.features.end())
+      << ::testing::PrintToString(a.features);
+  // Made 0-d by a reshape just before the cond, which then reads it: the same per-example value.
+  const auto without = withoutFeature(c, "cond.predicate:has-dims");
+  ASSERT_TRUE(without.has_value());
+  EXPECT_EQ(validateCase(*without), "");
+  ASSERT_EQ(without->program.body.stmts.size(), 2u);
+  const Stmt &reshape = without->program.body.stmts[0], &cond = without->program.body.stmts[1];
+  EXPECT_EQ(reshape.op, "reshape");
+  EXPECT_EQ(reshape.args, (std::vector<ValueId>{1}));
+  EXPECT_EQ(reshape.results[0].type.rank(), 0);
+  EXPECT_EQ(cond.args[0], reshape.results[0].id);
+  EXPECT_EQ(without->spec, c.spec);
+  // A 0-d predicate has no such feature to take away.
+  EXPECT_FALSE(withoutFeature(*without, "cond.predicate:has-dims").has_value());
 }
