@@ -78,8 +78,9 @@ public:
       indexInput_ = next_;
       prog.body.params.push_back(Def{next_++, Type{DType::i64, {}}});
     }
-    // Now and then a predicate input of one element: conds may take it as their predicate as it is.
-    if (chance(pol_.predInputPercent)) {
+    // Now and then a predicate input of one element: conds may take it as their predicate as it
+    // is. At 0 nothing is drawn, so every seed makes the case it made before the knob existed.
+    if (pol_.predInputPercent > 0 && chance(pol_.predInputPercent)) {
       predInput_ = next_;
       prog.body.params.push_back(Def{next_++, Type{DType::b8, Shape(static_cast<size_t>(draw(0, 2)), 1)}});
     }

@@ -19,7 +19,8 @@ namespace {
 // Every statement of the top level is a cond (its ops live in branches), its predicate batched.
 const std::string kOnlyBatchedConds = " --gen cond_percent=100 --gen scan_weight=0 --gen unbatched_selector_percent=0"
                                       " --gen python_bool_percent=0 --gen unbatched_input_percent=0"
-                                      " --gen vmap_weight=0 --gen grad_weight=0 --gen jvp_weight=0";
+                                      " --gen vmap_weight=0 --gen grad_weight=0 --gen jvp_weight=0"
+                                      " --gen pred_input_percent=0"; // a computed predicate: the planted fault's trigger
 const std::string kCondFault = " --fault cond-batched-pred-swapped";
 const std::string kSumFault = " --fault aten-sum-negative-dim";
 

@@ -27,8 +27,9 @@ TEST(Precompile, ALoadedArtifactAgreesWithTheReferenceAtBothBatchSizes) {
 
 TEST(Precompile, AFaultInTheLoadPathIsFoundAndFiledWithATwoProcessRepro) {
   std::string d = vf::test::tempDir("planted");
+  // Seed 7's two cases without a predicate input (drawn by nothing at 0), as this test was made.
   Shell r = sh(kBin + " fuzz --cases 2 --time 900 --seed 7 --no-shrink --mode precompile-aot_eager"
-                      " --fault precompile-load-perturbed --out " + d);
+                      " --gen pred_input_percent=0 --fault precompile-load-perturbed --out " + d);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("after save/load"), std::string::npos) << r.out;
   // The campaign may also meet real torch bugs (a batched cond's known errors): the planted

@@ -23,7 +23,8 @@ using vf::test::tempDir;
 
 const std::string kRule = VMAPFUZZ_SOURCE_DIR "/docs/preload/while_loop_vmap_rule.py";
 /// Cases with while_loop as their only construct, in eager mode.
-const std::string kWhileOnly = " --mode eager --gen cond_weight=0 --gen scan_weight=0 --gen switch_weight=0";
+/// No conds, so no predicate input either (drawn by nothing at 0: the seed's cases as measured).
+const std::string kWhileOnly = " --mode eager --gen cond_weight=0 --gen scan_weight=0 --gen switch_weight=0 --gen pred_input_percent=0";
 /// The example rule's line that keeps finished lanes' carries.
 const std::string kKeepLine = "torch.where(_per_lane(active, o), b, o)";
 
